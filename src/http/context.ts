@@ -1,0 +1,37 @@
+/** What every route handler shares: the data being served and the server's settings. */
+import type { StorageBackend } from '../storage/types.js';
+
+export interface AppOptions {
+  /** The storages served; the first is the default, the others are chosen with `?profile=NAME`. */
+  backends: StorageBackend[];
+  /** URL prefix of the API (default `/api/v4`). */
+  prefix?: string;
+  /** Whether POST /querybuilder/ is offered (default true). */
+  posting?: boolean;
+  /** Default and maximum rows per answer (default 400, as the reference). */
+  limitDefault?: number;
+  /** Default page size of `/page/` requests (default 20). */
+  perpageDefault?: number;
+  /** Largest request body accepted, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  logger?: boolean;
+}
+
+export interface AppContext {
+  backends: StorageBackend[];
+  prefix: string;
+  posting: boolean;
+  limitDefault: number;
+  perpageDefault: number;
+}
+
+export function contextFrom(options: AppOptions): AppContext {
+  if (options.backends.length === 0) throw new Error('buildApp needs at least one storage backend');
+  return {
+    backends: options.backends,
+    prefix: (options.prefix ?? '/api/v4').replace(/\/+$/, ''),
+    posting: options.posting ?? true,
+    limitDefault: options.limitDefault ?? 400,
+    perpageDefault: options.perpageDefault ?? 20,
+  };
+}

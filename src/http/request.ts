@@ -1,0 +1,38 @@
+/** Per-request parsing shared by the routes: URL pieces, query string, and the storage it addresses. */
+import type { FastifyRequest } from 'fastify';
+import { parseQueryString } from '../querystring/index.js';
+import type { ParsedQueryString } from '../querystring/types.js';
+import { HttpError } from '../rest/errors.js';
+import type { StorageBackend } from '../storage/types.js';
+import type { AppContext } from './context.js';
+import { requestUrl, type RequestUrl } from './url.js';
+
+export interface ParsedRequest {
+  url: RequestUrl;
+  qs: ParsedQueryString;
+  backend: StorageBackend;
+}
+
+export function parseRequest(ctx: AppContext, request: FastifyRequest): ParsedRequest {
+  const url = requestUrl(request);
+  const qs = parseQueryString(url.rawQuery);
+  return { url, qs, backend: selectBackend(ctx, qs.profile) };
+}
+
+/** `?profile=NAME` picks one of the served storages; without it, the first one answers. */
+export function selectBackend(ctx: AppContext, profile: unknown): StorageBackend {
+  const first = ctx.backends[0] as StorageBackend;
+  if (profile === undefined) return first;
+  const found = ctx.backends.find((b) => b.name === String(profile));
+  if (!found) {
+    const names = ctx.backends.map((b) => b.name).join(', ');
+    // The reference answers a refused profile with X-Total-Count: 0, like an empty result.
+    throw new HttpError(
+      400,
+      `unknown profile ${JSON.stringify(String(profile))}; this server serves: ${names}`,
+      {},
+      { 'X-Total-Count': '0', 'Access-Control-Expose-Headers': 'X-Total-Count' },
+    );
+  }
+  return found;
+}

@@ -1,0 +1,47 @@
+/** `/querybuilder/`: GET explains itself with a 405; POST runs a QueryBuilder dictionary. */
+import type { FastifyInstance } from 'fastify';
+import { postQueryBuilder } from '../../rest/querybuilder.js';
+import type { AppContext } from '../context.js';
+import { listHeaders } from '../envelope.js';
+import { parseRequest } from '../request.js';
+import { requestUrl } from '../url.js';
+
+const GET_MESSAGE =
+  'Method Not Allowed. Use HTTP POST requests to use the AiiDA QueryBuilder. ' +
+  'POST JSON data, which MUST be a valid QueryBuilder.as_dict() dictionary as a JSON object. ' +
+  'See the documentation at ' +
+  'https://aiida.readthedocs.io/projects/aiida-core/en/latest/topics/database.html' +
+  '#converting-the-querybuilder-to-from-a-dictionary for more information.';
+
+export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
+  if (!ctx.posting) return;
+  const path = `${ctx.prefix}/querybuilder`;
+  app.get(path, async (request, reply) => {
+    const u = requestUrl(request);
+    return reply
+      .code(405)
+      .headers(listHeaders(1))
+      .send({
+        data: { message: GET_MESSAGE },
+        method: u.method,
+        path: u.path,
+        query_string: u.queryString,
+        resource_type: 'QueryBuilder',
+        url: u.url,
+        url_root: u.urlRoot,
+      });
+  });
+  app.post(path, async (request, reply) => {
+    const { url, backend } = parseRequest(ctx, request);
+    const result = await postQueryBuilder(backend, request.body);
+    return reply.headers(listHeaders(result.total)).send({
+      data: result.data,
+      method: url.method,
+      path: url.path,
+      query_string: url.rawQuery,
+      resource_type: 'QueryBuilder',
+      url: url.url,
+      url_root: url.urlRoot,
+    });
+  });
+}

@@ -1,0 +1,66 @@
+/** URL pieces as the reference reports them in every answer's envelope. */
+import type { FastifyRequest } from 'fastify';
+
+/** Python's urllib.parse.unquote: UTF-8 percent-decoding that leaves malformed escapes as they are. */
+export function unquote(text: string): string {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
+
+/** Percent-encode what a URL may not carry raw (quotes, `|`, spaces), as Werkzeug writes request URLs. */
+export function quoteUrlPart(text: string, safe: string): string {
+  let out = '';
+  for (const ch of text) {
+    if (/[A-Za-z0-9_.\-~]/.test(ch) || safe.includes(ch)) out += ch;
+    else
+      out += encodeURIComponent(ch).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      );
+  }
+  return out;
+}
+
+export interface RequestUrl {
+  method: string;
+  /** Raw path, still percent-encoded. */
+  rawPath: string;
+  /** Raw query string without `?`, still percent-encoded. */
+  rawQuery: string;
+  path: string;
+  queryString: string;
+  url: string;
+  urlRoot: string;
+  /** The full URL, percent-encoded, for Link headers. */
+  rawUrl: string;
+}
+
+export function requestUrl(request: FastifyRequest): RequestUrl {
+  const raw = request.raw.url ?? request.url;
+  const q = raw.indexOf('?');
+  const rawPath = q === -1 ? raw : raw.slice(0, q);
+  const rawQuery = q === -1 ? '' : raw.slice(q + 1);
+  const host = request.headers.host ?? 'localhost';
+  const urlRoot = `${request.protocol}://${host}/`;
+  const rawUrl = `${request.protocol}://${host}${quoteUrlPart(unquote(rawPath), '/')}${q === -1 ? '' : `?${quoteUrlPart(rawQuery, ":&%=+$!*'(),")}`}`;
+  return {
+    method: request.method,
+    rawPath,
+    rawQuery,
+    path: unquote(rawPath),
+    queryString: unquote(rawQuery),
+    url: unquote(rawUrl),
+    urlRoot,
+    rawUrl,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The query engine: every endpoint's data goes through here. A QueryBuilder dictionary is validated
+ * (parseQueryDict), compiled to a SQL AST (compile) and rendered for the storage's dialect.
+ */
+import type { Database, Dialect, SqlRow, SqlStatement } from '../storage/types.js';
+import { compile } from './compile.js';
+import { decodeRow, type ResultRow } from './decode.js';
+import type { QueryDict } from './model.js';
+import { renderSqlite, renderSqliteCount } from './render-sqlite.js';
+
+export { parseQueryDict } from './parse.js';
+export { DEFAULT_LIMITS, QueryValidationError, type QueryDict, type QueryLimits } from './model.js';
+export type { ResultRow } from './decode.js';
+
+export interface CompiledQuery {
+  select: SqlStatement;
+  count: SqlStatement;
+  decodeRow(row: SqlRow): ResultRow;
+}
+
+export function compileQuery(q: QueryDict, dialect: Dialect): CompiledQuery {
+  if (dialect !== 'sqlite') throw new Error(`the ${dialect} dialect is not available yet`);
+  const compiled = compile(q);
+  return {
+    select: renderSqlite(compiled.select),
+    count: renderSqliteCount(compiled.count),
+    decodeRow: (row) => decodeRow(row, compiled.decoders),
+  };
+}
+
+export async function runQuery(db: Database, q: QueryDict): Promise<ResultRow[]> {
+  const compiled = compileQuery(q, db.dialect);
+  const rows = await db.all(compiled.select);
+  return rows.map(compiled.decodeRow);
+}
+
+export async function countQuery(db: Database, q: QueryDict): Promise<number> {
+  const compiled = compileQuery(q, db.dialect);
+  const rows = await db.all(compiled.count);
+  return Number(rows[0]?.n ?? 0);
+}

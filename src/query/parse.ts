@@ -1,0 +1,425 @@
+/** Validate a QueryBuilder `as_dict()` dictionary (JSON) into the typed model; every problem is a 400. */
+import {
+  DEFAULT_LIMITS,
+  JOIN_KEYWORDS,
+  QueryValidationError,
+  type Cast,
+  type EdgeKind,
+  type FieldRef,
+  type FilterNode,
+  type JoinKeyword,
+  type Operator,
+  type OrderItem,
+  type Projection,
+  type QueryDict,
+  type QueryLimits,
+  type Vertex,
+} from './model.js';
+import { entityKindOf, typeFilterOf } from './entity-types.js';
+import { COLUMN_ALIASES, SCHEMA, type EntityKind } from './schema.js';
+
+const TOP_LEVEL_KEYS = new Set([
+  'path',
+  'filters',
+  'project',
+  'project_map',
+  'order_by',
+  'limit',
+  'offset',
+  'distinct',
+]);
+const OPERATORS = new Set<Operator>([
+  '==',
+  'in',
+  'like',
+  'ilike',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'of_type',
+  'of_length',
+  'longer',
+  'shorter',
+  'contains',
+  'has_key',
+]);
+const CASTS = new Set<Cast>(['f', 'i', 't', 'b', 'j', 'd']);
+
+function fail(where: string, message: string): never {
+  throw new QueryValidationError(`${where}: ${message}`);
+}
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/** The columns a tag can name: its entity's, or its edge's. */
+type TagKinds = Map<string, EntityKind | 'walk' | 'none'>;
+
+export function parseQueryDict(input: unknown, limits: QueryLimits = DEFAULT_LIMITS): QueryDict {
+  if (!isObject(input)) fail('query', 'must be a JSON object (a QueryBuilder.as_dict() dictionary)');
+  const dict = input as Record<string, unknown>;
+  for (const key of Object.keys(dict)) {
+    if (!TOP_LEVEL_KEYS.has(key)) fail(key, `unknown key; expected one of ${[...TOP_LEVEL_KEYS].join(', ')}`);
+  }
+  const vertices = parsePath(dict.path, limits);
+  const kinds: TagKinds = new Map();
+  for (const v of vertices) {
+    kinds.set(v.tag, v.kind);
+    if (v.join) kinds.set(v.join.edgeTag, edgeEntity(v.join.edgeKind));
+  }
+  return {
+    vertices,
+    filters: parsePerTag(dict.filters, 'filters', kinds, (value, where, kind) =>
+      parseTagFilters(value, where, kind, limits),
+    ),
+    projections: parsePerTag(dict.project, 'project', kinds, (value, where, kind) =>
+      parseProjections(value, where, kind, limits),
+    ),
+    order: parseOrder(dict.order_by, kinds),
+    limit: parseCount(dict.limit, 'limit'),
+    offset: parseCount(dict.offset, 'offset'),
+    distinct: parseBool(dict.distinct, 'distinct'),
+  };
+}
+
+function edgeEntity(kind: EdgeKind): EntityKind | 'walk' | 'none' {
+  return kind === 'link' ? 'link' : kind === 'group_node' ? 'group_node' : kind;
+}
+
+function parsePath(path: unknown, limits: QueryLimits): Vertex[] {
+  if (!Array.isArray(path) || path.length === 0) fail('path', 'must be a non-empty list of vertices');
+  const list = path as unknown[];
+  if (list.length > limits.maxVertices)
+    fail('path', `has ${list.length} vertices; at most ${limits.maxVertices}`);
+  const vertices: Vertex[] = [];
+  const tags = new Set<string>();
+  list.forEach((raw, i) => {
+    const where = `path[${i}]`;
+    if (!isObject(raw)) fail(where, 'must be an object with entity_type, orm_base and tag');
+    const entry = raw as Record<string, unknown>;
+    const kind = entityKindOf(entry.entity_type, entry.orm_base, where);
+    const tag =
+      typeof entry.tag === 'string' && entry.tag !== '' ? entry.tag : fail(where, 'needs a "tag" string');
+    if (tags.has(tag)) fail(where, `tag "${tag}" is used twice`);
+    const subclassing =
+      entry.subclassing === undefined ? true : parseBool(entry.subclassing, `${where}.subclassing`);
+    const vertex: Vertex = {
+      tag,
+      kind,
+      typeFilter: typeFilterOf(kind, entry.entity_type, subclassing, where),
+    };
+    if (i > 0) vertex.join = parseJoin(entry, where, kind, vertices, tag);
+    tags.add(tag);
+    vertices.push(vertex);
+  });
+  return vertices;
+}
+
+function parseJoin(
+  entry: Record<string, unknown>,
+  where: string,
+  kind: Vertex['kind'],
+  earlier: Vertex[],
+  tag: string,
+) {
+  let keyword = entry.joining_keyword;
+  let target = entry.joining_value;
+  if (keyword === undefined || keyword === null) {
+    // Older dictionaries name the relationship as a key: {"with_incoming": "calc"}.
+    const legacy = JOIN_KEYWORDS.find((k) => typeof entry[k] === 'string');
+    keyword = legacy;
+    target = legacy ? entry[legacy] : undefined;
+  }
+  if (keyword === undefined) {
+    const previous = earlier[earlier.length - 1] as Vertex;
+    keyword = defaultJoin(previous.kind, kind) ?? fail(where, 'needs a joining_keyword (e.g. with_incoming)');
+    target = previous.tag;
+  }
+  if (!JOIN_KEYWORDS.includes(keyword as JoinKeyword)) {
+    fail(
+      `${where}.joining_keyword`,
+      `unknown relationship "${String(keyword)}"; use one of ${JOIN_KEYWORDS.join(', ')}`,
+    );
+  }
+  const targetVertex = earlier.find((v) => v.tag === target);
+  if (!targetVertex)
+    fail(`${where}.joining_value`, `"${String(target)}" is not the tag of an earlier vertex`);
+  const edgeKind = edgeKindOf(keyword as JoinKeyword, kind, (targetVertex as Vertex).kind, where);
+  const edgeTag =
+    typeof entry.edge_tag === 'string' && entry.edge_tag !== ''
+      ? entry.edge_tag
+      : `${String(target)}--${tag}`;
+  return {
+    keyword: keyword as JoinKeyword,
+    target: target as string,
+    edgeTag,
+    edgeKind,
+    outer:
+      entry.outerjoin === undefined || entry.outerjoin === null ? false : parseBool(entry.outerjoin, where),
+  };
+}
+
+function defaultJoin(previous: Vertex['kind'], kind: Vertex['kind']): JoinKeyword | undefined {
+  if (previous === 'node' && kind === 'node') return 'with_incoming';
+  if (previous === 'group' && kind === 'node') return 'with_group';
+  if (previous === 'node' && kind === 'group') return 'with_node';
+  return undefined;
+}
+
+/** Which pairs of entities each relationship connects (new vertex, earlier vertex), as the QueryBuilder allows. */
+const ALLOWED: Record<JoinKeyword, [Vertex['kind'], Vertex['kind']][]> = {
+  with_incoming: [['node', 'node']],
+  with_outgoing: [['node', 'node']],
+  with_ancestors: [['node', 'node']],
+  with_descendants: [['node', 'node']],
+  with_node: [
+    ['group', 'node'],
+    ['comment', 'node'],
+    ['log', 'node'],
+    ['user', 'node'],
+    ['computer', 'node'],
+  ],
+  with_group: [
+    ['node', 'group'],
+    ['user', 'group'],
+  ],
+  with_user: [
+    ['node', 'user'],
+    ['group', 'user'],
+    ['comment', 'user'],
+  ],
+  with_computer: [['node', 'computer']],
+  with_comment: [
+    ['node', 'comment'],
+    ['user', 'comment'],
+  ],
+  with_log: [['node', 'log']],
+};
+
+function edgeKindOf(
+  keyword: JoinKeyword,
+  kind: Vertex['kind'],
+  target: Vertex['kind'],
+  where: string,
+): EdgeKind {
+  if (!ALLOWED[keyword].some(([a, b]) => a === kind && b === target)) {
+    fail(where, `${keyword} cannot join a ${kind} to a ${target}`);
+  }
+  if (keyword === 'with_incoming' || keyword === 'with_outgoing') return 'link';
+  if (keyword === 'with_ancestors' || keyword === 'with_descendants') return 'walk';
+  if ((keyword === 'with_group' || keyword === 'with_node') && (kind === 'group' || target === 'group')) {
+    return kind === 'user' ? 'none' : 'group_node';
+  }
+  return 'none';
+}
+
+function parsePerTag<T>(
+  value: unknown,
+  section: string,
+  kinds: TagKinds,
+  parse: (value: unknown, where: string, kind: EntityKind | 'walk' | 'none') => T | undefined,
+): Map<string, T> {
+  const out = new Map<string, T>();
+  if (value === undefined || value === null) return out;
+  if (!isObject(value)) fail(section, 'must be an object keyed by tag');
+  for (const [tag, spec] of Object.entries(value as Record<string, unknown>)) {
+    const kind =
+      kinds.get(tag) ?? fail(`${section}.${tag}`, 'unknown tag; it is not a vertex or edge of "path"');
+    const parsed = parse(spec, `${section}.${tag}`, kind);
+    if (parsed !== undefined) out.set(tag, parsed);
+  }
+  return out;
+}
+
+/** `attributes.a.b` -> column + JSON path, checked against the entity's columns. */
+export function parseField(name: string, where: string, kind: EntityKind | 'walk' | 'none'): FieldRef {
+  const [head = '', ...path] = name.split('.');
+  if (kind === 'none') fail(where, 'this edge has no columns');
+  const columns: Record<string, string> =
+    kind === 'walk' ? { ancestor_id: 'int', descendant_id: 'int', depth: 'int' } : SCHEMA[kind].columns;
+  const column = kind === 'walk' ? head : (COLUMN_ALIASES[kind]?.[head] ?? head);
+  const type = columns[column];
+  if (type === undefined) {
+    fail(where, `"${head}" is not a column; valid columns are ${Object.keys(columns).join(', ')}`);
+  }
+  if (path.length > 0 && type !== 'json')
+    fail(where, `"${head}" is not a JSON column, so "${name}" has no meaning`);
+  if (path.some((p) => p === '' || p.includes('"'))) fail(where, `"${name}" is not a valid JSON path`);
+  return { column, path };
+}
+
+function parseTagFilters(
+  value: unknown,
+  where: string,
+  kind: EntityKind | 'walk' | 'none',
+  limits: QueryLimits,
+) {
+  if (!isObject(value)) fail(where, 'must be an object of filters');
+  const items = Object.entries(value as Record<string, unknown>).map(([key, spec]): FilterNode => {
+    if (key === 'and' || key === 'or') {
+      if (!Array.isArray(spec)) fail(`${where}.${key}`, 'must be a list of filter objects');
+      const parts = (spec as unknown[]).map((s, i) =>
+        parseTagFilters(s, `${where}.${key}[${i}]`, kind, limits),
+      );
+      return { kind: key, items: parts.filter((p): p is FilterNode => p !== undefined) } as FilterNode;
+    }
+    return parseFieldFilter(parseField(key, `${where}.${key}`, kind), spec, `${where}.${key}`, limits);
+  });
+  if (items.length === 0) return undefined;
+  return items.length === 1 ? items[0] : ({ kind: 'and', items } as FilterNode);
+}
+
+function parseFieldFilter(field: FieldRef, spec: unknown, where: string, limits: QueryLimits): FilterNode {
+  if (!isObject(spec)) return { kind: 'cmp', field, op: '==', value: checkValue(spec, where, '==', limits) };
+  const items = Object.entries(spec).map(([rawOp, value]): FilterNode => {
+    if (rawOp === 'and' || rawOp === 'or') {
+      if (!Array.isArray(value)) fail(`${where}.${rawOp}`, 'must be a list of conditions');
+      return {
+        kind: rawOp,
+        items: (value as unknown[]).map((v, i) =>
+          parseFieldFilter(field, v, `${where}.${rawOp}[${i}]`, limits),
+        ),
+      };
+    }
+    const negated = rawOp.startsWith('!');
+    let op = negated ? rawOp.slice(1) : rawOp;
+    if (op === '=' || op === '') op = '==';
+    if (!OPERATORS.has(op as Operator)) {
+      fail(
+        where,
+        `unknown operator "${rawOp}"; use one of ${[...OPERATORS].join(', ')} (prefix ! to negate)`,
+      );
+    }
+    const node: FilterNode = {
+      kind: 'cmp',
+      field,
+      op: op as Operator,
+      value: checkValue(value, where, op, limits),
+    };
+    return negated ? { kind: 'not', item: node } : node;
+  });
+  if (items.length === 0) fail(where, 'an empty condition object has no meaning');
+  return items.length === 1 ? (items[0] as FilterNode) : { kind: 'and', items };
+}
+
+function checkValue(value: unknown, where: string, op: string, limits: QueryLimits): unknown {
+  if (op === 'in') {
+    if (!Array.isArray(value)) fail(where, '"in" takes a list of values');
+    if ((value as unknown[]).length > limits.maxInList) {
+      fail(where, `"in" list has ${(value as unknown[]).length} values; at most ${limits.maxInList}`);
+    }
+  }
+  if (['of_length', 'longer', 'shorter'].includes(op) && !Number.isInteger(value)) {
+    fail(where, `"${op}" takes a whole number`);
+  }
+  if (op === 'like' || op === 'ilike') {
+    if (typeof value !== 'string') fail(where, `"${op}" takes a string pattern`);
+  }
+  if (op === 'has_key' && typeof value !== 'string') fail(where, '"has_key" takes a key name (string)');
+  if (
+    op === 'of_type' &&
+    !['object', 'array', 'string', 'number', 'boolean', 'null'].includes(String(value))
+  ) {
+    fail(where, '"of_type" takes one of object, array, string, number, boolean, null');
+  }
+  return value;
+}
+
+function parseProjections(
+  value: unknown,
+  where: string,
+  kind: EntityKind | 'walk' | 'none',
+  limits: QueryLimits,
+) {
+  const list = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+  if (list.length > limits.maxProjections) fail(where, `at most ${limits.maxProjections} projections`);
+  const out: Projection[] = [];
+  for (const item of list) {
+    if (typeof item === 'string') out.push(projection(item, {}, where, kind));
+    else if (isObject(item))
+      for (const [name, opts] of Object.entries(item)) out.push(projection(name, opts, where, kind));
+    else fail(where, 'projections are column names or {"column": {...}} objects');
+  }
+  return out;
+}
+
+function projection(
+  name: string,
+  opts: unknown,
+  where: string,
+  kind: EntityKind | 'walk' | 'none',
+): Projection {
+  if (!isObject(opts)) fail(`${where}.${name}`, 'projection options must be an object such as {"cast": "f"}');
+  const o = opts as Record<string, unknown>;
+  if (name === '*') return { kind: 'entity', key: '*' };
+  if (name === '**') return { kind: 'all' };
+  const field = parseField(name, `${where}.${name}`, kind);
+  const cast = o.cast === undefined ? undefined : parseCast(o.cast, `${where}.${name}.cast`);
+  let func: 'count' | 'max' | 'min' | 'sum' | undefined;
+  if (o.func !== undefined) {
+    if (!['count', 'max', 'min', 'sum'].includes(String(o.func)))
+      fail(`${where}.${name}.func`, 'use count, max, min or sum');
+    func = o.func as typeof func;
+  }
+  return { kind: 'field', key: name, field, cast, func };
+}
+
+function parseCast(value: unknown, where: string): Cast {
+  if (!CASTS.has(value as Cast))
+    fail(where, 'cast letters are f (float), i (int), t (text), b (bool), j (JSON), d (date)');
+  return value as Cast;
+}
+
+function parseOrder(value: unknown, kinds: TagKinds): OrderItem[] {
+  if (value === undefined || value === null) return [];
+  const blocks = Array.isArray(value) ? value : [value];
+  const out: OrderItem[] = [];
+  for (const block of blocks) {
+    if (!isObject(block)) fail('order_by', 'entries must be objects keyed by tag');
+    for (const [tag, spec] of Object.entries(block as Record<string, unknown>)) {
+      const where = `order_by.${tag}`;
+      const kind = kinds.get(tag) ?? fail(where, 'unknown tag; it is not a vertex or edge of "path"');
+      const items =
+        typeof spec === 'string'
+          ? [spec]
+          : Array.isArray(spec)
+            ? spec
+            : isObject(spec)
+              ? [spec]
+              : fail(where, 'bad order');
+      for (const item of items as unknown[]) {
+        if (typeof item === 'string') {
+          out.push({ tag, field: parseField(item, where, kind), desc: false });
+          continue;
+        }
+        if (!isObject(item)) fail(where, 'order entries are column names or {"column": {"order": "desc"}}');
+        for (const [name, how] of Object.entries(item as Record<string, unknown>)) {
+          const opts =
+            typeof how === 'string' ? { order: how } : isObject(how) ? how : fail(where, 'bad order options');
+          const order = (opts as Record<string, unknown>).order ?? 'asc';
+          if (order !== 'asc' && order !== 'desc') fail(`${where}.${name}`, 'order must be "asc" or "desc"');
+          const castRaw = (opts as Record<string, unknown>).cast;
+          out.push({
+            tag,
+            field: parseField(name, `${where}.${name}`, kind),
+            desc: order === 'desc',
+            cast: castRaw === undefined ? undefined : parseCast(castRaw, `${where}.${name}.cast`),
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function parseCount(value: unknown, where: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Number.isInteger(value) || (value as number) < 0) fail(where, 'must be a whole number >= 0 or null');
+  return value as number;
+}
+
+function parseBool(value: unknown, where: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') fail(where, 'must be true or false');
+  return value as boolean;
+}

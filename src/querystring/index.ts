@@ -1,0 +1,2 @@
+export { parseQueryString, QueryStringError, unquote } from './parse.js';
+export type * from './types.js';

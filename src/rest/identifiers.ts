@@ -1,0 +1,60 @@
+/** Finding the one record that a path `<id>` names, with the reference's rules and messages. */
+import { queryRows } from './engine.js';
+import type { StorageBackend } from '../storage/types.js';
+import { inputError } from './errors.js';
+import type { CollectionSpec } from './collections.js';
+
+const UUID_REF = 'd55082b6-76dc-426b-af89-0e08b59524d2';
+
+/**
+ * Whether a path segment can start a UUID: the reference pads it with a reference UUID and asks Python's
+ * uuid.UUID to parse the result. Anything else in that position is an unknown URL.
+ */
+export function isUuidPrefix(raw: string): boolean {
+  const padded = raw + UUID_REF.slice(raw.length);
+  const hex = padded
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '');
+  return hex.length === 32 && /^[0-9a-fA-F]+$/.test(hex);
+}
+
+/** aiida's loader re-inserts dashes at UUID positions, so `495a368d1` finds `495a368d-1…`. */
+function dashed(identifier: string): string {
+  let uuid = identifier.replaceAll('-', '');
+  for (const pos of [20, 16, 12, 8]) {
+    if (uuid.length > pos) uuid = `${uuid.slice(0, pos)}-${uuid.slice(pos)}`;
+  }
+  return uuid;
+}
+
+/** Resolve `<id>` to the pk of the one matching record, or answer as the reference does (404). */
+export async function resolveId(
+  backend: StorageBackend,
+  spec: CollectionSpec,
+  raw: string | number,
+): Promise<number> {
+  let filter: Record<string, unknown>;
+  if (spec.idKind === 'pk') {
+    filter = { id: { '==': Number(raw) } };
+  } else {
+    const uuid = dashed(String(raw));
+    // A complete UUID is compared for equality, a prefix with LIKE, as aiida's loader does.
+    filter = uuid.length === 36 ? { uuid: { '==': uuid } } : { uuid: { like: `${uuid}%` } };
+  }
+  const rows = await queryRows(backend, {
+    path: [{ ...spec.vertex, tag: 'e' }],
+    filters: { e: { ...spec.typeFilters, ...filter } },
+    project: { e: ['id'] },
+    limit: 2,
+  });
+  if (rows.length > 1) throw inputError('More than one node found. Provide longer starting pattern for id.');
+  const id = rows[0]?.e?.id;
+  if (typeof id !== 'number') {
+    throw inputError(
+      `either no object's id starts with '${raw}' or the corresponding object is not of type aiida.orm.${spec.aiidaType}`,
+    );
+  }
+  return id;
+}

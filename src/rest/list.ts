@@ -1,0 +1,155 @@
+/**
+ * GET on a collection (`/nodes/`, `/users/page/2/`, `/groups/<id>/`): the reference's BaseTranslator and
+ * NodeTranslator flow, expressed as one QueryBuilder dictionary for the query engine.
+ */
+import { fullTypeFilters, FullTypeError } from '../domain/full-type.js';
+import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
+import type { StorageBackend } from '../storage/types.js';
+import type { CollectionSpec } from './collections.js';
+import { queryCount, queryRows } from './engine.js';
+import { badRequest, inputError } from './errors.js';
+import { formatNodeRecord, formatRecord } from './format.js';
+import { resolveId } from './identifiers.js';
+import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
+
+export interface ListRequest {
+  spec: CollectionSpec;
+  /** `<id>` of a single-record path, as given. */
+  id?: string | number;
+  /** Page number of a `/page/` path (1 for `/page/`). */
+  page?: number;
+  qs: ParsedQueryString;
+}
+
+export interface ListResult {
+  data: Record<string, unknown[]>;
+  total: number;
+  pages?: PageLinks;
+}
+
+export interface ListLimits {
+  /** The default and maximum number of rows of one answer (the reference's LIMIT_DEFAULT, 400). */
+  limitDefault: number;
+  perpageDefault: number;
+}
+
+export async function listCollection(
+  backend: StorageBackend,
+  req: ListRequest,
+  limits: ListLimits,
+): Promise<ListResult> {
+  const { spec, qs } = req;
+  const isNodes = spec.name === 'nodes';
+  checkWindowParams({ page: req.page, perpage: qs.perpage, limit: qs.limit, offset: qs.offset });
+
+  const filters = renamePk(qs.filters);
+  if (isNodes && qs.fullType !== undefined) Object.assign(filters, parseFullType(qs.fullType));
+  if (req.id !== undefined) {
+    if (Object.keys(filters).length > 0) {
+      throw inputError('selecting a specific id does not allow to specify filters');
+    }
+    filters.id = { '==': await resolveId(backend, spec, req.id) };
+  }
+
+  const tag = spec.name;
+  const projection = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
+  const dict = {
+    path: [{ ...spec.vertex, tag }],
+    filters: { [tag]: { ...spec.typeFilters, ...filters } },
+    project: { [tag]: projection },
+    order_by: [{ [tag]: orderSpec(qs.orderby) }],
+  };
+  const total = await queryCount(backend, dict);
+  const window =
+    req.page !== undefined
+      ? pageWindow(req.page, qs.perpage, total, limits.perpageDefault)
+      : limitWindow(qs.limit, qs.offset, limits.limitDefault);
+  checkLimitCap(window.limit, limits.limitDefault);
+
+  const rows = await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset });
+  const records = rows.map((row) => row[tag] ?? {});
+  const formatted = isNodes
+    ? records.map((r) => formatNodeRecord(nestProjected(r, qs)))
+    : records.map((r) => formatRecord(r));
+  return { data: { [tag]: formatted }, total, pages: window.pages };
+}
+
+function renamePk(filters: Record<string, QsFilter>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(filters)) out[key === 'pk' ? 'id' : key] = value;
+  return out;
+}
+
+function parseFullType(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'string') {
+    throw badRequest(
+      `full_type must be a quoted string such as "data.core.dict.Dict.|", got ${String(value)}`,
+    );
+  }
+  try {
+    return fullTypeFilters(value);
+  } catch (error) {
+    if (error instanceof FullTypeError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+function flag(name: string, value: unknown): boolean {
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  throw badRequest(`The ${name} filter is false by default and can only be set to true.`);
+}
+
+/** Default node columns, plus `attributes`/`extras` (whole or by key) when asked for. */
+function nodeProjections(spec: CollectionSpec, qs: ParsedQueryString): string[] {
+  const projection = [...spec.defaultProjections];
+  if (flag('attributes', qs.attributes)) {
+    if (qs.attributesFilter === undefined) projection.push('attributes');
+    else for (const key of asList(qs.attributesFilter)) projection.push(`attributes.${String(key)}`);
+  }
+  if (flag('extras', qs.extras)) {
+    if (qs.extrasFilter === undefined) projection.push('extras');
+    else for (const key of asList(qs.extrasFilter)) projection.push(`extras.${String(key)}`);
+  }
+  return projection;
+}
+
+/** `attributes.x` projections are answered nested, as `{"attributes": {"x": ...}}`. */
+function nestProjected(record: Record<string, unknown>, qs: ParsedQueryString): Record<string, unknown> {
+  const out = { ...record };
+  for (const [kind, flagValue, keys] of [
+    ['attributes', qs.attributes, qs.attributesFilter],
+    ['extras', qs.extras, qs.extrasFilter],
+  ] as const) {
+    if (flagValue !== true || keys === undefined) continue;
+    const nested: Record<string, unknown> = {};
+    for (const key of asList(keys)) {
+      const column = `${kind}.${String(key)}`;
+      nested[String(key)] = out[column] ?? null;
+      delete out[column];
+    }
+    out[kind] = nested;
+  }
+  return out;
+}
+
+/** `orderby=-ctime,label` -> QueryBuilder order_by; `id` is always the last tie-breaker, as in the reference. */
+function orderSpec(orderby: unknown[]): Record<string, { order: 'asc' | 'desc' }>[] {
+  const order = new Map<string, 'asc' | 'desc'>();
+  for (const item of orderby) {
+    if (typeof item !== 'string' || item === '') {
+      throw badRequest(`orderby takes column names such as -ctime or id, got ${JSON.stringify(item)}`);
+    }
+    let column = item;
+    let direction: 'asc' | 'desc' = 'asc';
+    if (item.startsWith('-') || item.startsWith('+')) {
+      direction = item.startsWith('-') ? 'desc' : 'asc';
+      column = item.slice(1);
+    }
+    order.set(column === 'pk' ? 'id' : column, direction);
+  }
+  if (!orderby.includes('id') && !orderby.includes('-id')) order.set('id', order.get('id') ?? 'asc');
+  return [...order].map(([column, direction]) => ({ [column]: { order: direction } }));
+}

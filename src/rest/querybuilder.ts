@@ -1,0 +1,77 @@
+/**
+ * POST /querybuilder/: run a `QueryBuilder.as_dict()` dictionary and shape the rows as the reference's
+ * QueryBuilder resource does (one list per projected tag, `full_type` where it is known).
+ */
+import type { StorageBackend } from '../storage/types.js';
+import { queryCount, queryRows } from './engine.js';
+import { badRequest } from './errors.js';
+import { formatNodeRecord } from './format.js';
+
+export interface QueryBuilderResult {
+  data: Record<string, Record<string, unknown>[]>;
+  total: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function postQueryBuilder(backend: StorageBackend, body: unknown): Promise<QueryBuilderResult> {
+  if (!isObject(body)) {
+    throw badRequest(
+      `The body must be a QueryBuilder.as_dict() dictionary (a JSON object), got ${Array.isArray(body) ? 'an array' : typeof body}`,
+    );
+  }
+  if (!Array.isArray(body.path) || body.path.length === 0) {
+    throw badRequest('The QueryBuilder dictionary needs a non-empty "path" list of vertices');
+  }
+  const last = body.path[body.path.length - 1] as unknown;
+  const lastTag = isObject(last) && typeof last.tag === 'string' ? last.tag : undefined;
+  if (lastTag === undefined) throw badRequest('The last vertex of "path" needs a "tag" string');
+  if (body.project !== undefined && !isObject(body.project)) {
+    throw badRequest('"project" must be an object mapping tags to lists of projections');
+  }
+
+  // `[{"*": {}}]` means "the entity": answered as all its columns. Tags projecting nothing are left out;
+  // with no projection at all, the last vertex is answered, as the QueryBuilder itself would.
+  const project: Record<string, unknown> = { ...((body.project as Record<string, unknown>) ?? {}) };
+  const answered: string[] = [];
+  for (const [tag, projections] of Object.entries(project)) {
+    if (isStar(projections)) project[tag] = ['**'];
+    if (!isEmpty(projections)) answered.push(tag);
+  }
+  if (answered.length === 0) {
+    project[lastTag] = ['**'];
+    answered.push(lastTag);
+  }
+
+  const dict = { ...body, project };
+  const total = await queryCount(backend, dict);
+  const data: Record<string, Record<string, unknown>[]> = {};
+  if (total > 0) {
+    const rows = await queryRows(backend, dict);
+    for (const tag of answered)
+      data[tag] = rows.map((row) => withoutNullFullType(formatNodeRecord(row[tag] ?? {})));
+  }
+  return { data, total };
+}
+
+function isStar(projections: unknown): boolean {
+  return (
+    Array.isArray(projections) &&
+    projections.length === 1 &&
+    isObject(projections[0]) &&
+    Object.keys(projections[0]).length === 1 &&
+    isObject(projections[0]['*']) &&
+    Object.keys(projections[0]['*'] as object).length === 0
+  );
+}
+
+const isEmpty = (projections: unknown) =>
+  projections === undefined ||
+  projections === null ||
+  (Array.isArray(projections) && projections.length === 0);
+
+function withoutNullFullType(record: Record<string, unknown>): Record<string, unknown> {
+  if (record.full_type === null) delete record.full_type;
+  return record;
+}

@@ -1,0 +1,202 @@
+/** Replay recorded requests against Quarry in-process and judge each answer by the conformance rules. */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { errorMessage, firstDiff, mediaType, normalise, sortLists } from './compare.js';
+import { EXPECTATIONS } from './expectations.js';
+import { endpointOf, inScope } from './scope.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export function conformanceDir(): string {
+  return process.env.QUARRY_CONFORMANCE_DIR ?? resolve(here, '../../../shared/conformance');
+}
+
+export const ARCHIVES = ['rich', 'arithmetic.add', 'export_main_0001_simple', 'graph1'];
+
+export interface RecordedRequest {
+  id: string;
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+export interface Golden {
+  request: RecordedRequest;
+  status: number;
+  headers: Record<string, string | null>;
+  body: unknown;
+}
+
+export interface Verdict {
+  id: string;
+  endpoint: string;
+  inScope: boolean;
+  agree: boolean;
+  /** Named in the expectations table (a deliberate, documented difference). */
+  expected: boolean;
+  problem?: string;
+}
+
+const readJsonl = <T>(file: string): T[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+
+export function loadArchiveCase(name: string) {
+  const dir = conformanceDir();
+  const archive = join(dir, 'data', `${name}.aiida`);
+  const requests = join(dir, 'requests', `${name}.jsonl`);
+  const golden = join(dir, 'golden', `${name}.jsonl`);
+  if (![archive, requests, golden].every(existsSync)) return undefined;
+  const psqlFile = join(dir, 'golden', `${name}-psql.jsonl`);
+  const psql = existsSync(psqlFile)
+    ? new Map(readJsonl<Golden>(psqlFile).map((g) => [g.request.id, g]))
+    : new Map<string, Golden>();
+  return { archive, requests: readJsonl<RecordedRequest>(requests), golden: readJsonl<Golden>(golden), psql };
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  json: unknown;
+  raw: Buffer;
+}
+
+async function send(app: FastifyInstance, req: RecordedRequest): Promise<Answer> {
+  const res = await app.inject({
+    method: req.method as 'GET',
+    url: req.path,
+    ...(req.body !== undefined
+      ? { payload: JSON.stringify(req.body), headers: { 'content-type': 'application/json' } }
+      : {}),
+  });
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(res.headers))
+    headers[k.toLowerCase()] = v === undefined ? undefined : String(v);
+  let json: unknown;
+  try {
+    json = res.body === '' ? null : JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers, json, raw: res.rawPayload };
+}
+
+function compareHeaders(golden: Golden, answer: Answer): string | undefined {
+  const g = golden.headers;
+  if ((g['x-total-count'] ?? undefined) !== answer.headers['x-total-count']) {
+    return `X-Total-Count ${g['x-total-count']} != ${answer.headers['x-total-count']}`;
+  }
+  if (mediaType(g['content-type']) !== mediaType(answer.headers['content-type'])) {
+    return `Content-Type ${g['content-type']} != ${answer.headers['content-type']}`;
+  }
+  if ((g['content-disposition'] ?? undefined) !== answer.headers['content-disposition']) {
+    return `Content-Disposition ${g['content-disposition']} != ${answer.headers['content-disposition']}`;
+  }
+  const link = (v: string | null | undefined) => (v ? normalise(v) : undefined);
+  if (link(g.link) !== link(answer.headers.link)) return `Link ${g.link} != ${answer.headers.link}`;
+  if (g.allow) {
+    const methods = (v: string | undefined) =>
+      (v ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort()
+        .join(', ');
+    if (methods(g.allow) !== methods(answer.headers.allow))
+      return `Allow ${g.allow} != ${answer.headers.allow}`;
+  }
+  return undefined;
+}
+
+/** Judge an answer against a golden one by rules 1, 2, 4 and 5 of the conformance README. */
+export function judgeAgainst(golden: Golden, answer: Answer, unordered: boolean): string | undefined {
+  if (golden.status !== answer.status) return `status ${golden.status} != ${answer.status}`;
+  const headerProblem = compareHeaders(golden, answer);
+  if (headerProblem) return headerProblem;
+  if (golden.status >= 400) {
+    if (golden.body === null) return undefined;
+    const message = errorMessage(answer.json);
+    return typeof message === 'string' && message !== '' ? undefined : 'error answer without a message';
+  }
+  const body = golden.body as { base64?: string } | null;
+  if (body === null) return answer.raw.length === 0 ? undefined : 'expected an empty body';
+  if (body && typeof body === 'object' && typeof body.base64 === 'string') {
+    const expected = Buffer.from(body.base64, 'base64');
+    if (expected.subarray(0, 5).toString() === '%PDF-') {
+      return answer.raw.subarray(0, 5).toString() === '%PDF-' ? undefined : 'expected a PDF';
+    }
+    return expected.equals(answer.raw)
+      ? undefined
+      : `bytes differ (${expected.length} vs ${answer.raw.length})`;
+  }
+  const a = normalise(withoutVersion(golden.body));
+  const b = normalise(withoutVersion(answer.json));
+  return firstDiff(unordered ? sortLists(a) : a, unordered ? sortLists(b) : b);
+}
+
+/** Rule 6: `AiiDA_version` of /server/ says which software answered; it is not compared. */
+function withoutVersion(body: unknown): unknown {
+  const data = (body as { data?: Record<string, unknown> } | null)?.data;
+  if (!data || typeof data !== 'object' || !('AiiDA_version' in data)) return body;
+  const { AiiDA_version: _ignored, ...rest } = data;
+  return { ...(body as object), data: rest };
+}
+
+export async function replayArchive(
+  app: FastifyInstance,
+  archiveCase: NonNullable<ReturnType<typeof loadArchiveCase>>,
+): Promise<Verdict[]> {
+  const verdicts: Verdict[] = [];
+  for (let i = 0; i < archiveCase.requests.length; i++) {
+    const req = archiveCase.requests[i] as RecordedRequest;
+    const golden = archiveCase.golden[i] as Golden;
+    const endpoint = endpointOf(req.method, req.path);
+    const answer = await send(app, req);
+    const expectation = EXPECTATIONS[req.id];
+    const unordered = endpoint === 'processes/<id>/report';
+    let problem: string | undefined;
+    if (expectation && (golden.status === 500 || ('always' in expectation && expectation.always))) {
+      problem = judgeExpected(expectation, answer, archiveCase.psql.get(req.id), req.path, unordered);
+    } else if (golden.status === 500) {
+      problem = `the reference crashed (500) and no expectation is recorded; Quarry answered ${answer.status}`;
+    } else {
+      problem = judgeAgainst(golden, answer, unordered);
+    }
+    if (answer.status >= 500) problem = problem ?? `Quarry answered ${answer.status}`;
+    verdicts.push({
+      id: req.id,
+      endpoint,
+      inScope: inScope(endpoint),
+      agree: !problem,
+      expected: !!expectation,
+      problem,
+    });
+  }
+  return verdicts;
+}
+
+function judgeExpected(
+  expectation: (typeof EXPECTATIONS)[string],
+  answer: Answer,
+  psql: Golden | undefined,
+  path: string,
+  unordered: boolean,
+): string | undefined {
+  switch (expectation.kind) {
+    case 'status': {
+      if (answer.status !== expectation.status) return `expected ${expectation.status}, got ${answer.status}`;
+      const message = errorMessage(answer.json);
+      return typeof message === 'string' && message !== '' ? undefined : 'error answer without a message';
+    }
+    case 'psql':
+      if (psql && psql.status === 200) return judgeAgainst(psql, answer, unordered);
+      return answer.status === 200 ? undefined : `expected 200, got ${answer.status}`;
+    case 'ok':
+      if (answer.status !== 200)
+        return `expected 200, got ${answer.status}: ${JSON.stringify(answer.json)?.slice(0, 200)}`;
+      return expectation.check?.(answer.json, path);
+  }
+}
