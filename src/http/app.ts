@@ -4,6 +4,7 @@ import { HttpError, notImplemented } from '../rest/errors.js';
 import { contextFrom, type AppContext, type AppOptions } from './context.js';
 import { endpointTable, listEndpoints, methodsOf, routePath } from './endpoints.js';
 import { registerCollections } from './routes/collections.js';
+import { registerNodeItems } from './routes/node-items.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
 
@@ -37,6 +38,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerServer(app, ctx);
   registerCollections(app, ctx);
+  registerNodeItems(app, ctx);
   registerQueryBuilder(app, ctx);
   registerPendingAndMethods(app, ctx);
 

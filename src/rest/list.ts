@@ -19,6 +19,8 @@ export interface ListRequest {
   /** Page number of a `/page/` path (1 for `/page/`). */
   page?: number;
   qs: ParsedQueryString;
+  /** `/nodes/<id>/links/incoming|outgoing/`: list the nodes linked to the one named by `id`. */
+  links?: 'incoming' | 'outgoing';
 }
 
 export interface ListResult {
@@ -44,21 +46,36 @@ export async function listCollection(
 
   const filters = renamePk(qs.filters);
   if (isNodes && qs.fullType !== undefined) Object.assign(filters, parseFullType(qs.fullType));
+  const main = spec.name;
+  let pk: number | undefined;
   if (req.id !== undefined) {
-    if (Object.keys(filters).length > 0) {
+    if (!req.links && Object.keys(filters).length > 0) {
       throw inputError('selecting a specific id does not allow to specify filters');
     }
-    filters.id = { '==': await resolveId(backend, spec, req.id) };
+    pk = await resolveId(backend, spec, req.id);
   }
 
-  const tag = spec.name;
-  const projection = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
-  const dict = {
-    path: [{ ...spec.vertex, tag }],
-    filters: { [tag]: { ...spec.typeFilters, ...filters } },
-    project: { [tag]: projection },
-    order_by: [{ [tag]: orderSpec(qs.orderby) }],
-  };
+  // Linked nodes are a second vertex joined through the links table; the query-string filters, orders and
+  // projections apply to them, the id to the node the path names.
+  const tag = req.links ? (req.links === 'incoming' ? 'with_outgoing' : 'with_incoming') : main;
+  const edgeTag = `${main}--${tag}`;
+  const path: Record<string, unknown>[] = [{ ...spec.vertex, tag: main }];
+  const dictFilters: Record<string, unknown> = {};
+  const project: Record<string, unknown> = {};
+  if (req.links) {
+    path.push({ ...spec.vertex, tag, joining_keyword: tag, joining_value: main, edge_tag: edgeTag });
+    dictFilters[main] = { id: { '==': pk } };
+    dictFilters[tag] = { ...spec.typeFilters, ...filters };
+    project[edgeTag] = ['label', 'type'];
+  } else {
+    dictFilters[main] = {
+      ...spec.typeFilters,
+      ...filters,
+      ...(pk === undefined ? {} : { id: { '==': pk } }),
+    };
+  }
+  project[tag] = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
+  const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: orderSpec(qs.orderby) }] };
   const total = await queryCount(backend, dict);
   const window =
     req.page !== undefined
@@ -67,11 +84,16 @@ export async function listCollection(
   checkLimitCap(window.limit, limits.limitDefault);
 
   const rows = await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset });
-  const records = rows.map((row) => row[tag] ?? {});
-  const formatted = isNodes
-    ? records.map((r) => formatNodeRecord(nestProjected(r, qs)))
-    : records.map((r) => formatRecord(r));
-  return { data: { [tag]: formatted }, total, pages: window.pages };
+  const formatted = rows.map((row) => {
+    const record = row[tag] ?? {};
+    if (req.links) {
+      const edge = row[edgeTag] ?? {};
+      Object.assign(record, { link_label: edge.label, link_type: edge.type });
+    }
+    return isNodes ? formatNodeRecord(nestProjected(record, qs)) : formatRecord(record);
+  });
+  const key = req.links ?? main;
+  return { data: { [key]: formatted }, total, pages: window.pages };
 }
 
 function renamePk(filters: Record<string, QsFilter>): Record<string, unknown> {

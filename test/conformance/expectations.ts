@@ -10,12 +10,25 @@ export type Expectation =
   /** Valid request the reference crashed on: the PostgreSQL reference's answer is the expected one. */
   | { kind: 'psql'; reason: string }
   /** Valid request the reference crashed on everywhere: a 200 whose content `check` verifies. */
-  | { kind: 'ok'; reason: string; check?: (body: unknown, path: string) => string | undefined };
+  | {
+      kind: 'ok';
+      reason: string;
+      check?: (answer: AnswerView, path: string) => string | undefined;
+      /** Applies where this says so, besides where the reference crashed. */
+      when?: (golden: { status: number; headers: Record<string, string | null>; body: unknown }) => boolean;
+    };
+
+export interface AnswerView {
+  status: number;
+  headers: Record<string, string | undefined>;
+  json: unknown;
+  raw: Buffer;
+}
 
 const DATETIME_BUG = 'datetime comparisons in the query string crashed the reference; Quarry compares dates';
 
 /** Every node of the answer has `field` on the right side of the bound given in the query string. */
-function datesSatisfy(body: unknown, path: string): string | undefined {
+function datesSatisfy({ json: body }: AnswerView, path: string): string | undefined {
   const nodes = ((body as { data?: Record<string, unknown[]> }).data ?? {}) as Record<
     string,
     { [k: string]: unknown }[]
@@ -35,7 +48,84 @@ function datesSatisfy(body: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/** The reference answered an empty file with a JSON envelope (`data: ""`). */
+function emptyFileAnswer(golden: { headers: Record<string, string | null> }): boolean {
+  return golden.headers['content-type'] === 'application/json';
+}
+
+function emptyDownload({ headers, raw }: AnswerView): string | undefined {
+  if (headers['content-type'] !== 'application/octet-stream')
+    return `content-type ${headers['content-type']}`;
+  if (!headers['content-disposition']?.startsWith('attachment')) return 'no Content-Disposition: attachment';
+  return raw.length === 0 ? undefined : `expected no bytes, got ${raw.length}`;
+}
+
+/** Linked nodes answered with the attributes asked for. */
+function linkedWithAttributes({ json }: AnswerView): string | undefined {
+  const list = ((json as { data?: { incoming?: unknown[] } }).data?.incoming ?? []) as Record<
+    string,
+    unknown
+  >[];
+  const bad = list.find(
+    (n) => typeof n.attributes !== 'object' || n.attributes === null || !('value' in n.attributes),
+  );
+  return bad ? `a linked node lacks attributes.value: ${JSON.stringify(bad).slice(0, 120)}` : undefined;
+}
+
+/** A folder listing, as repo/list answers it. */
+function folderListing({ json }: AnswerView): string | undefined {
+  const data = (json as { data?: unknown }).data;
+  return Array.isArray(data) &&
+    data.every((e) => typeof e?.name === 'string' && /^(FILE|DIRECTORY)$/.test(e.type))
+    ? undefined
+    : `expected a list of {name, type}, got ${JSON.stringify(data).slice(0, 120)}`;
+}
+
+const REPO_DIR = 'repo/contents of a folder is a 400 saying to list it (the reference crashed)';
+const REPO_MISSING = 'repo/list of a missing folder is a 404 (the reference crashed)';
+const CALCJOB_QUOTED =
+  'calcjob files read filename with the v4 grammar, so the quoted form works (the reference kept the quotes ' +
+  'and crashed); a file or a missing path is a 404, as in repo/list';
+const LINKS_ATTRIBUTES =
+  'links with attributes=true&attributes_filter=… crashed the reference; Quarry answers the linked nodes with them';
+
 export const EXPECTATIONS: Record<string, Expectation> = {
+  'links-in-calcjob-attributes': { kind: 'ok', reason: LINKS_ATTRIBUTES, check: linkedWithAttributes },
+  'links-in-wc-attributes': { kind: 'ok', reason: LINKS_ATTRIBUTES, check: linkedWithAttributes },
+  'links-in-struct-attributes': { kind: 'ok', reason: LINKS_ATTRIBUTES, check: linkedWithAttributes },
+  'links-in-code-attributes': { kind: 'ok', reason: LINKS_ATTRIBUTES, check: linkedWithAttributes },
+  'links-in-icode-attributes': { kind: 'ok', reason: LINKS_ATTRIBUTES, check: linkedWithAttributes },
+  'repo-contents-calcjob-dir': { kind: 'status', status: 400, reason: REPO_DIR },
+  'repo-contents-pcode-dir': { kind: 'status', status: 400, reason: REPO_DIR },
+  'repo-contents-folder-dir': { kind: 'status', status: 400, reason: REPO_DIR },
+  'repo-list-calcjob-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-list-folder-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-list-sf-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-list-cif-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-list-upf-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-list-pcode-missing-dir': { kind: 'status', status: 404, reason: REPO_MISSING },
+  'repo-contents-folder': {
+    kind: 'ok',
+    when: emptyFileAnswer,
+    reason: 'an empty file is answered as an empty download (the reference answered a JSON envelope instead)',
+    check: emptyDownload,
+  },
+  'repo-contents-folder-head': {
+    kind: 'ok',
+    when: emptyFileAnswer,
+    reason: 'an empty file is answered as an empty download (the reference answered a JSON envelope instead)',
+    check: emptyDownload,
+  },
+  'process-report-unknown': {
+    kind: 'status',
+    status: 404,
+    reason: 'the report of an unknown process is a 404',
+  },
+  'calcjob-input_files-filename': { kind: 'status', status: 404, reason: CALCJOB_QUOTED },
+  'calcjob-input_files-dir': { kind: 'ok', reason: CALCJOB_QUOTED, check: folderListing },
+  'calcjob-output_files-filename': { kind: 'status', status: 404, reason: CALCJOB_QUOTED },
+  'calcjob-output_files-missing': { kind: 'status', status: 404, reason: CALCJOB_QUOTED },
+  'calcjob-output_files-subdir-quoted': { kind: 'ok', reason: CALCJOB_QUOTED, check: folderListing },
   'users-by-id': {
     kind: 'ok',
     reason: '/users/<id>/ crashed the reference (no loader for users); Quarry answers the user',

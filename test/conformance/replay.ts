@@ -158,7 +158,12 @@ export async function replayArchive(
     const expectation = EXPECTATIONS[req.id];
     const unordered = endpoint === 'processes/<id>/report';
     let problem: string | undefined;
-    if (expectation && (golden.status === 500 || ('always' in expectation && expectation.always))) {
+    const applies =
+      expectation !== undefined &&
+      (golden.status === 500 ||
+        ('always' in expectation && expectation.always === true) ||
+        ('when' in expectation && expectation.when?.(golden) === true));
+    if (expectation && applies) {
       problem = judgeExpected(expectation, answer, archiveCase.psql.get(req.id), req.path, unordered);
     } else if (golden.status === 500) {
       problem = `the reference crashed (500) and no expectation is recorded; Quarry answered ${answer.status}`;
@@ -197,6 +202,6 @@ function judgeExpected(
     case 'ok':
       if (answer.status !== 200)
         return `expected 200, got ${answer.status}: ${JSON.stringify(answer.json)?.slice(0, 200)}`;
-      return expectation.check?.(answer.json, path);
+      return expectation.check?.(answer, path);
   }
 }

@@ -1,0 +1,120 @@
+/** Endpoints about one node: links, contents, repository files, process reports and calcjob files. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COLLECTIONS } from '../../rest/collections.js';
+import { inputError } from '../../rest/errors.js';
+import { isUuidPrefix } from '../../rest/identifiers.js';
+import { listCollection } from '../../rest/list.js';
+import {
+  calcjobFiles,
+  filenameParam,
+  loadNode,
+  nodeComments,
+  processReport,
+  repoFile,
+  repoList,
+  selectKeys,
+  type NodeRecord,
+} from '../../rest/node-contents.js';
+import type { AppContext } from '../context.js';
+import { envelope, listHeaders } from '../envelope.js';
+import { parseRequest, type ParsedRequest } from '../request.js';
+
+type Params = { id: string; page?: string };
+type Handler = (req: ParsedRequest, node: NodeRecord, params: Params) => Promise<unknown>;
+
+/** A node in the path must be a UUID (prefix); anything else in that position is an unknown URL. */
+function checkId(raw: string) {
+  if (!isUuidPrefix(raw)) throw inputError('The requested URL is not found on the server.');
+}
+
+/** One-node endpoints answer the envelope with X-Total-Count 1, as the reference does. */
+function nodeEndpoint(ctx: AppContext, resource: string, handler: Handler) {
+  return async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const parsed = parseRequest(ctx, request);
+    checkId(request.params.id);
+    if (Object.keys(parsed.qs.filters).length > 0) {
+      throw inputError('selecting a specific id does not allow to specify filters');
+    }
+    const node = await loadNode(parsed.backend, request.params.id);
+    const data = await handler(parsed, node, request.params);
+    return reply.headers(listHeaders(1)).send(envelope(parsed.url, resource, data, request.params.id));
+  };
+}
+
+export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
+  const nodes = `${ctx.prefix}/nodes/:id`;
+  for (const direction of ['incoming', 'outgoing'] as const) {
+    const handler =
+      (paging: 'none' | 'first' | 'param') =>
+      async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+        const { url, qs, backend } = parseRequest(ctx, request);
+        checkId(request.params.id);
+        const page = paging === 'param' ? Number(request.params.page) : paging === 'first' ? 1 : undefined;
+        const result = await listCollection(
+          backend,
+          { spec: COLLECTIONS.nodes, id: request.params.id, page, qs, links: direction },
+          ctx,
+        );
+        return reply
+          .headers(listHeaders(result.total, url.rawUrl, result.pages))
+          .send(envelope(url, 'nodes', result.data, request.params.id));
+      };
+    app.get(`${nodes}/links/${direction}`, handler('none'));
+    app.get(`${nodes}/links/${direction}/page`, handler('first'));
+    app.get(`${nodes}/links/${direction}/page/:page(^\\d+$)`, handler('param'));
+  }
+
+  app.get(
+    `${nodes}/contents/attributes`,
+    nodeEndpoint(ctx, 'nodes', async ({ qs }, node) => ({
+      attributes: selectKeys(node.attributes, qs.attributesFilter),
+    })),
+  );
+  app.get(
+    `${nodes}/contents/extras`,
+    nodeEndpoint(ctx, 'nodes', async ({ qs }, node) => ({
+      extras: selectKeys(node.extras, qs.extrasFilter),
+    })),
+  );
+  app.get(
+    `${nodes}/contents/comments`,
+    nodeEndpoint(ctx, 'nodes', async ({ backend }, node) => ({
+      comments: await nodeComments(backend, node),
+    })),
+  );
+  app.get(
+    `${nodes}/repo/list`,
+    nodeEndpoint(ctx, 'nodes', async ({ qs }, node) => ({
+      repo_list: repoList(node, filenameParam(qs.filename, false)),
+    })),
+  );
+  app.get(
+    `${nodes}/repo/contents`,
+    async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+      const { qs, backend } = parseRequest(ctx, request);
+      checkId(request.params.id);
+      const node = await loadNode(backend, request.params.id);
+      const filename = filenameParam(qs.filename, true);
+      const file = await repoFile(backend, node, filename);
+      reply.headers({
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${filename.replaceAll('"', '')}"`,
+        'Content-Length': String(file.size),
+      });
+      return reply.send(await file.stream());
+    },
+  );
+
+  app.get(
+    `${ctx.prefix}/processes/:id/report`,
+    nodeEndpoint(ctx, 'processes', async ({ backend }, node) => processReport(backend, node)),
+  );
+  for (const which of ['input', 'output'] as const) {
+    app.get(
+      `${ctx.prefix}/calcjobs/:id/${which}_files`,
+      nodeEndpoint(ctx, 'calcjobs', async ({ backend, qs }, node) =>
+        calcjobFiles(backend, node, which, filenameParam(qs.filename, false)),
+      ),
+    );
+  }
+}
