@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/** The `quarry` command. */
+import { Command, InvalidArgumentError } from 'commander';
+import { runGenerate } from './generate.js';
+import { runServe } from './serve.js';
+import { CliError } from './errors.js';
+
+function integer(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+    return n;
+  };
+}
+
+/** `1e6` and `1000000` both work for node counts. */
+function count(value: string) {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || !Number.isInteger(n)) {
+    throw new InvalidArgumentError('must be a positive whole number such as 10000 or 1e6');
+  }
+  return n;
+}
+
+const program = new Command('quarry').description('Serve AiiDA provenance data over the AiiDA REST API v4');
+
+program
+  .command('serve', { isDefault: true })
+  .description('serve .aiida archives (the generated demo archive when none is given)')
+  .argument(
+    '[files...]',
+    '.aiida archive files; the first is the default, others are selected with ?profile=NAME',
+  )
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--hostname <host>', 'alias of --host, as in `verdi restapi`')
+  .option('-p, --port <port>', 'port to listen on', integer('port'), 5000)
+  .option('--prefix <prefix>', 'URL prefix of the API', '/api/v4')
+  .option('--no-posting', 'turn off POST /querybuilder/')
+  .option('--cache-dir <dir>', 'where extracted databases and the demo archive are kept')
+  .option('--log', 'log every request')
+  .action(runServe);
+
+program
+  .command('generate')
+  .description('write a synthetic, deterministic AiiDA archive (for demos and benchmarks)')
+  .requiredOption('--nodes <n>', 'number of nodes', count)
+  .requiredOption('--out <file>', 'archive file to write')
+  .option('--seed <n>', 'random seed', integer('seed'), 1)
+  .action(runGenerate);
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof CliError || !process.env.QUARRY_DEBUG) {
+    process.stderr.write(`quarry: ${error instanceof Error ? error.message : String(error)}\n`);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

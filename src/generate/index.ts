@@ -1,0 +1,99 @@
+/** Deterministic synthetic AiiDA archives, for the demo (`npm start`) and for benchmarks. */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { once } from 'node:events';
+import yazl from 'yazl';
+import { GraphBuilder } from './builder.js';
+import { Rng } from './prng.js';
+import { arithmetic, looseData, pwWorkflow, setup } from './scenarios.js';
+
+/** Bump when the generated content changes, so cached demo archives are rebuilt. */
+export const GENERATOR_VERSION = 1;
+export const DEMO_NODES = 3000;
+const ZIP_TIME = new Date(Date.UTC(2026, 0, 1));
+
+export interface GenerateOptions {
+  nodes: number;
+  out: string;
+  seed?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface GenerateSummary {
+  nodes: number;
+  files: number;
+}
+
+export async function generateArchive(options: GenerateOptions): Promise<GenerateSummary> {
+  const { nodes, out } = options;
+  if (!Number.isInteger(nodes) || nodes < 30) throw new Error('an archive needs at least 30 nodes');
+  const rng = new Rng(options.seed ?? 1);
+  await mkdir(dirname(out), { recursive: true });
+  const dbFile = `${out}.${process.pid}.db.tmp`;
+  const zipFile = `${out}.${process.pid}.tmp`;
+  try {
+    const builder = new GraphBuilder(dbFile, rng, nodes);
+    const shared = setup(builder, rng);
+    let reported = 0;
+    // Whole units while there is room for the largest one, then single data nodes to land on `nodes` exactly.
+    while (nodes - builder.nodeCount > 12) {
+      const r = rng.next();
+      if (r < 0.45) pwWorkflow(builder, rng, shared);
+      else if (r < 0.65) arithmetic(builder, rng, shared);
+      else looseData(builder, rng, shared);
+      if (builder.nodeCount - reported >= 1000) {
+        reported = builder.nodeCount;
+        options.onProgress?.(reported, nodes);
+      }
+    }
+    while (builder.nodeCount < nodes) looseData(builder, rng, shared);
+    const files = builder.files;
+    builder.finish();
+    options.onProgress?.(nodes, nodes);
+    await writeZip(zipFile, dbFile, files);
+    await rename(zipFile, out);
+    return { nodes, files: files.size };
+  } finally {
+    await rm(dbFile, { force: true });
+    await rm(zipFile, { force: true });
+  }
+}
+
+async function writeZip(zipFile: string, dbFile: string, files: Map<string, Buffer>) {
+  const zip = new yazl.ZipFile();
+  const output = createWriteStream(zipFile);
+  zip.outputStream.pipe(output);
+  const metadata = {
+    export_version: 'main_0001',
+    aiida_version: '2.3.1',
+    key_format: 'sha256',
+    compression: 6,
+    ctime: ZIP_TIME.toISOString(),
+    creation_parameters: {
+      entities_starting_set: null,
+      include_authinfos: false,
+      include_comments: true,
+      include_logs: true,
+    },
+    generator: `quarry generate (version ${GENERATOR_VERSION})`,
+  };
+  zip.addBuffer(Buffer.from(JSON.stringify(metadata)), 'metadata.json', { mtime: ZIP_TIME });
+  zip.addFile(dbFile, 'db.sqlite3', { mtime: ZIP_TIME });
+  for (const key of [...files.keys()].sort())
+    zip.addBuffer(files.get(key) as Buffer, `repo/${key}`, { mtime: ZIP_TIME });
+  zip.end();
+  await once(output, 'close');
+}
+
+/** The demo archive in the cache folder, generated on first use. */
+export async function ensureDemoArchive(cacheDir: string): Promise<string> {
+  const file = join(cacheDir, `demo-v${GENERATOR_VERSION}.aiida`);
+  try {
+    await stat(file);
+    return file;
+  } catch {
+    await generateArchive({ nodes: DEMO_NODES, out: file, seed: 1 });
+    return file;
+  }
+}

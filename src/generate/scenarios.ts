@@ -1,0 +1,573 @@
+/**
+ * The provenance the generator writes: realistic units of AiiDA work (a relaxation workflow around a pw.x
+ * calculation, arithmetic calcfunctions, stand-alone data of every common type), repeated until the
+ * requested number of nodes is reached.
+ */
+import type { GraphBuilder } from './builder.js';
+import {
+  COMPUTERS,
+  PROCESS_STATES,
+  PSEUDO_ELEMENTS,
+  PW_PARAMETERS,
+  STRUCTURES,
+  USERS,
+  type StructureTemplate,
+} from './catalog.js';
+import { cifFile, functionSource, npy, pwInput, pwOutput, submitScript, upfFile } from './files.js';
+import type { Rng } from './prng.js';
+
+interface Shared {
+  codes: { pw: number; ph: number; portable: number };
+  pseudos: Map<string, number>;
+  groups: { structures: number; finished: number; workflows: number; auto: number; imported: number };
+}
+
+const CALCJOB = 'process.calculation.calcjob.CalcJobNode.';
+const WORKCHAIN = 'process.workflow.workchain.WorkChainNode.';
+const CALCFUNCTION = 'process.calculation.calcfunction.CalcFunctionNode.';
+const WORKFUNCTION = 'process.workflow.workfunction.WorkFunctionNode.';
+
+export function setup(b: GraphBuilder, rng: Rng): Shared {
+  for (const u of USERS) b.insert('db_dbuser', [u.id, u.email, u.first_name, u.last_name, u.institution]);
+  for (const c of COMPUTERS) {
+    b.insert('db_dbcomputer', [
+      c.id,
+      rng.uuid(),
+      c.label,
+      c.hostname,
+      c.description,
+      c.scheduler_type,
+      c.transport_type,
+      JSON.stringify(c.metadata),
+    ]);
+  }
+  const group = (id: number, label: string, type: string, description: string, userId: number) => {
+    b.insert('db_dbgroup', [
+      id,
+      rng.uuid(),
+      label,
+      type,
+      '2019-03-04 10:31:13.783386',
+      description,
+      '{}',
+      userId,
+    ]);
+    return id;
+  };
+  const groups = {
+    structures: group(1, 'structures/all', 'core', 'all structures', 1),
+    finished: group(2, 'calcs/finished-ok', 'core', 'successful calcjobs', 2),
+    workflows: group(3, 'workflows', 'core', 'all workflows', 1),
+    auto: group(4, 'Verdi autogroup on 2019-03-04 09:15:00', 'core.auto', '', 1),
+    imported: group(5, '20210304-imported', 'core.import', '', 2),
+  };
+  const pseudoGroup = group(6, 'SSSP/1.1/PBE/efficiency', 'core.upf', 'SSSP efficiency pseudopotentials', 1);
+  group(7, 'empty group', 'core', 'a group without members', 2);
+
+  const code = (
+    nodeType: string,
+    label: string,
+    computerId: number | null,
+    attributes: Record<string, unknown>,
+    files?: Record<string, string>,
+  ) =>
+    b.addNode({ nodeType, label, attributes, files, computerId, userId: 1, description: `${label} code` }).id;
+  const base = {
+    with_mpi: null,
+    append_text: '',
+    prepend_text: '',
+    use_double_quotes: false,
+    wrap_cmdline_params: false,
+  };
+  const codes = {
+    pw: code('data.core.code.installed.InstalledCode.', 'pw-7.2', 2, {
+      ...base,
+      input_plugin: 'quantumespresso.pw',
+      filepath_executable: '/apps/qe/7.2/bin/pw.x',
+    }),
+    ph: code('data.core.code.installed.InstalledCode.', 'ph-7.2', 2, {
+      ...base,
+      input_plugin: 'quantumespresso.ph',
+      filepath_executable: '/apps/qe/7.2/bin/ph.x',
+    }),
+    portable: code(
+      'data.core.code.portable.PortableCode.',
+      'portable-runner',
+      null,
+      { ...base, input_plugin: 'core.templatereplacer', filepath_executable: 'run.sh' },
+      {
+        'run.sh': '#!/bin/bash\npython lib/helper.py "$@"\n',
+        'lib/helper.py': 'import sys\nprint(sys.argv)\n',
+      },
+    ),
+  };
+  const pseudos = new Map<string, number>();
+  for (const element of PSEUDO_ELEMENTS) {
+    const filename = `${element}.pbe-n-rrkjus_psl.1.0.0.UPF`;
+    const content = upfFile(element, 'PBE');
+    const id = b.addNode({
+      nodeType: 'data.core.upf.UpfData.',
+      label: filename,
+      attributes: { md5: md5ish(content), element, filename },
+      files: { [filename]: content },
+      userId: 1,
+    }).id;
+    pseudos.set(element, id);
+    b.addToGroup(pseudoGroup, id);
+  }
+  return { codes, pseudos, groups };
+}
+
+/** A stable stand-in for the md5 attribute (hex of the right length; the content is ours). */
+function md5ish(text: string): string {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) >>> 0;
+  return h.toString(16).padStart(8, '0').repeat(4);
+}
+
+function structureAttributes(t: StructureTemplate, scale: number) {
+  const kinds = [...new Set(t.sites.map((s) => s.symbol))].map((name) => ({
+    mass: t.masses[name],
+    name,
+    symbols: [name],
+    weights: [1.0],
+  }));
+  return {
+    cell: t.cell.map((row) => row.map((x) => round(x * scale))),
+    pbc1: true,
+    pbc2: true,
+    pbc3: t.label !== 'graphene',
+    kinds,
+    sites: t.sites.map((s) => ({ position: s.position.map((x) => round(x * scale)), kind_name: s.symbol })),
+  };
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+function processState(rng: Rng) {
+  let r = rng.int(
+    1,
+    PROCESS_STATES.reduce((n, s) => n + s.weight, 0),
+  );
+  for (const s of PROCESS_STATES) if ((r -= s.weight) <= 0) return s;
+  return PROCESS_STATES[0]!;
+}
+
+/** A relaxation workflow: inputs, a workchain calling a pw.x calcjob, its outputs, and what it returns. */
+export function pwWorkflow(b: GraphBuilder, rng: Rng, shared: Shared) {
+  const userId = rng.chance(0.7) ? 1 : 2;
+  const t = rng.pick(STRUCTURES);
+  const scale = rng.pick([0.98, 0.99, 1.0, 1.01, 1.02]);
+  const structure = b.addNode({
+    nodeType: 'data.core.structure.StructureData.',
+    label: t.label,
+    attributes: structureAttributes(t, scale),
+    userId,
+    extras: rng.chance(0.2) ? { tags: ['pbe', rng.pick(['test', 'production'])] } : {},
+  });
+  b.addToGroup(shared.groups.structures, structure.id);
+  const params = rng.pick(PW_PARAMETERS);
+  const parameters = b.addNode({ nodeType: 'data.core.dict.Dict.', attributes: params, userId });
+  const mesh = rng.pick([
+    [2, 2, 2],
+    [4, 4, 4],
+    [6, 6, 6],
+  ]);
+  const kpoints = b.addNode({
+    nodeType: 'data.core.array.kpoints.KpointsData.',
+    label: `mesh ${JSON.stringify(mesh)}`,
+    attributes: {
+      cell: structureAttributes(t, scale).cell,
+      mesh,
+      pbc1: true,
+      pbc2: true,
+      pbc3: true,
+      offset: [0.0, 0.0, 0.0],
+    },
+    userId,
+  });
+  const state = processState(rng);
+  const processAttrs = (label: string) => ({
+    sealed: !['waiting', 'running'].includes(state.state),
+    process_label: label,
+    process_state: state.state,
+    ...(state.exit !== undefined ? { exit_status: state.exit } : {}),
+  });
+  const workchain = b.addNode({
+    nodeType: WORKCHAIN,
+    processType: 'aiida.workflows:quantumespresso.pw.relax',
+    label: 'relax',
+    attributes: { ...processAttrs('PwRelaxWorkChain'), stepper_state_info: '4:run_process' },
+    userId,
+  });
+  b.addToGroup(shared.groups.workflows, workchain.id);
+  for (const [label, id] of [
+    ['structure', structure.id],
+    ['parameters', parameters.id],
+    ['kpoints', kpoints.id],
+    ['code', shared.codes.pw],
+  ] as const) {
+    b.addLink(id, workchain.id, 'input_work', label);
+  }
+  const symbols = t.sites.map((s) => s.symbol);
+  const calc = b.addNode({
+    nodeType: CALCJOB,
+    processType: 'aiida.calculations:quantumespresso.pw',
+    label: `${params.calculation}-${rng.int(0, 9)}`,
+    computerId: 2,
+    userId,
+    attributes: {
+      ...processAttrs('PwCalculation'),
+      job_id: String(rng.int(1_000_000, 9_999_999)),
+      resources: { num_machines: 1, num_mpiprocs_per_machine: 36 },
+      parser_name: 'quantumespresso.pw',
+      scheduler_state: state.state === 'finished' ? 'done' : state.state === 'running' ? 'running' : 'queued',
+      retrieve_list: ['aiida.out', '_scheduler-stdout.txt', '_scheduler-stderr.txt'],
+      input_filename: 'aiida.in',
+      output_filename: 'aiida.out',
+      remote_workdir: `/scratch/snx3000/aiida/${rng.int(10, 99)}/${rng.int(1000, 9999)}`,
+      max_wallclock_seconds: 43200,
+      withmpi: true,
+    },
+    files: {
+      'aiida.in': pwInput(params, symbols, mesh),
+      '_aiidasubmit.sh': submitScript('aiida-pw', 'srun', '/apps/qe/7.2/bin/pw.x'),
+      '.aiida/calcinfo.json': JSON.stringify({
+        codes_info: [{ code_uuid: 'pw-7.2', stdin_name: 'aiida.in', stdout_name: 'aiida.out' }],
+        retrieve_list: ['aiida.out'],
+      }),
+      '.aiida/job_tmpl.json': JSON.stringify({
+        job_name: 'aiida-pw',
+        max_wallclock_seconds: 43200,
+        shebang: '#!/bin/bash',
+      }),
+      ...Object.fromEntries(
+        [...new Set(symbols)].map((s) => [`pseudo/${s}.pbe-n-rrkjus_psl.1.0.0.UPF`, upfFile(s, 'PBE')]),
+      ),
+    },
+  });
+  b.addLink(workchain.id, calc.id, 'call_calc', 'iteration_01');
+  for (const [label, id] of [
+    ['structure', structure.id],
+    ['parameters', parameters.id],
+    ['kpoints', kpoints.id],
+    ['code', shared.codes.pw],
+  ] as const) {
+    b.addLink(id, calc.id, 'input_calc', label);
+  }
+  for (const element of new Set(symbols))
+    b.addLink(shared.pseudos.get(element)!, calc.id, 'input_calc', `pseudos__${element}`);
+  b.addLog(
+    calc.id,
+    'aiida.orm.nodes.process.calculation.calcjob.CalcJobNode',
+    'REPORT',
+    `[${calc.id}|PwCalculation|on_waiting]: scheduler job id ${rng.int(1_000_000, 9_999_999)}`,
+    calc.ctime + 1000,
+  );
+  if (state.state !== 'finished') return;
+  if (state.exit === 0) b.addToGroup(shared.groups.finished, calc.id);
+  else
+    b.addLog(
+      calc.id,
+      'aiida.orm.nodes.process.calculation.calcjob.CalcJobNode',
+      'ERROR',
+      `[${calc.id}|PwCalculation|parse]: ERROR_OUTPUT_STDOUT_INCOMPLETE: The stdout output file was incomplete.`,
+      calc.ctime + 2000,
+    );
+  const energy = -15.8 - rng.int(0, 40) / 100;
+  const outputs: [string, number][] = [];
+  const out = (label: string, spec: Parameters<GraphBuilder['addNode']>[0]) => {
+    const id = b.addNode(spec).id;
+    b.addLink(calc.id, id, 'create', label);
+    outputs.push([label, id]);
+  };
+  out('remote_folder', {
+    nodeType: 'data.core.remote.RemoteData.',
+    attributes: { remote_path: `/scratch/snx3000/aiida/${calc.id}` },
+    computerId: 2,
+    userId,
+  });
+  out('retrieved', {
+    nodeType: 'data.core.folder.FolderData.',
+    userId,
+    files: {
+      'aiida.out': pwOutput(energy, rng.int(5, 12)),
+      '_scheduler-stdout.txt': '',
+      '_scheduler-stderr.txt': '',
+    },
+  });
+  out('output_parameters', {
+    nodeType: 'data.core.dict.Dict.',
+    userId,
+    attributes: {
+      energy: energy * 13.605693,
+      energy_units: 'eV',
+      wall_time_seconds: rng.int(30, 4000),
+      number_of_atoms: symbols.length,
+    },
+  });
+  if (rng.chance(0.3))
+    out('output_band', {
+      nodeType: 'data.core.array.bands.BandsData.',
+      label: `bands ${t.label}`,
+      userId,
+      ...bands(rng),
+    });
+  if (params.calculation !== 'scf')
+    out('output_structure', {
+      nodeType: 'data.core.structure.StructureData.',
+      label: t.label,
+      userId,
+      attributes: structureAttributes(t, scale * 1.001),
+    });
+  if (state.exit === 0)
+    for (const [label, id] of outputs.filter(([l]) => l !== 'remote_folder' && l !== 'retrieved'))
+      b.addLink(workchain.id, id, 'return', label);
+  if (rng.chance(0.1))
+    b.addComment(
+      calc.id,
+      rng.pick(USERS).id,
+      rng.pick(['converged nicely', 'check the smearing', 'used for the paper']),
+      calc.ctime + 5000,
+    );
+}
+
+function bands(rng: Rng) {
+  const variant = rng.int(0, 9);
+  const nk = 30;
+  const nb = 6;
+  const kpoints: number[] = [];
+  const values: number[] = [];
+  for (let k = 0; k < nk; k++) {
+    kpoints.push(k / (nk - 1) / 2, 0, 0);
+    for (let n = 0; n < nb; n++)
+      values.push(round(-6 + 2.5 * n + Math.cos((Math.PI * k) / (nk - 1) + n + variant) * (1 + n / 3)));
+  }
+  return {
+    attributes: {
+      cell: STRUCTURES[0]!.cell,
+      pbc1: true,
+      pbc2: true,
+      pbc3: true,
+      units: 'eV',
+      labels: ['G', 'X'],
+      label_numbers: [0, nk - 1],
+      'array|bands': [nk, nb],
+      'array|kpoints': [nk, 3],
+    },
+    files: { 'bands.npy': npy(values, [nk, nb]), 'kpoints.npy': npy(kpoints, [nk, 3]) },
+  };
+}
+
+/** Arithmetic with calcfunctions, sometimes inside a workfunction that calls two of them. */
+export function arithmetic(b: GraphBuilder, rng: Rng, shared: Shared) {
+  const userId = rng.chance(0.5) ? 1 : 2;
+  const x = b.addNode({
+    nodeType: 'data.core.int.Int.',
+    label: 'x',
+    attributes: { value: rng.int(1, 100) },
+    userId,
+  });
+  const y = b.addNode({
+    nodeType: 'data.core.int.Int.',
+    label: 'y',
+    attributes: { value: rng.int(1, 100) },
+    userId,
+  });
+  const fn = (name: string) => ({
+    sealed: true,
+    version: { core: '2.3.1' },
+    exit_status: 0,
+    function_name: name,
+    process_label: name,
+    process_state: 'finished',
+    function_namespace: 'demo_procs',
+    function_number_of_lines: 4,
+    function_starting_line_number: 6,
+  });
+  const wrap = rng.chance(0.3)
+    ? b.addNode({
+        nodeType: WORKFUNCTION,
+        processType: 'demo_procs.add_multiply',
+        label: 'add_multiply',
+        attributes: fn('add_multiply'),
+        userId,
+        files: { source_file: functionSource('add_multiply') },
+      })
+    : undefined;
+  if (wrap) {
+    b.addLink(x.id, wrap.id, 'input_work', 'x');
+    b.addLink(y.id, wrap.id, 'input_work', 'y');
+    b.addToGroup(shared.groups.auto, wrap.id);
+  }
+  for (const name of wrap ? ['add', 'multiply'] : [rng.pick(['add', 'multiply'])]) {
+    const calc = b.addNode({
+      nodeType: CALCFUNCTION,
+      processType: `demo_procs.${name}`,
+      label: name,
+      attributes: fn(name),
+      userId,
+      files: { source_file: functionSource(name) },
+    });
+    b.addLink(x.id, calc.id, 'input_calc', 'x');
+    b.addLink(y.id, calc.id, 'input_calc', 'y');
+    const result = b.addNode({
+      nodeType: 'data.core.int.Int.',
+      attributes: { value: rng.int(2, 10_000) },
+      userId,
+    });
+    b.addLink(calc.id, result.id, 'create', 'result');
+    b.addToGroup(shared.groups.auto, calc.id);
+    if (wrap) {
+      b.addLink(wrap.id, calc.id, 'call_calc', `${name}_1`);
+      b.addLink(wrap.id, result.id, 'return', name === 'add' ? 'sum' : 'product');
+    }
+  }
+}
+
+/** Stand-alone data of the remaining types. */
+export function looseData(b: GraphBuilder, rng: Rng, shared: Shared) {
+  const userId = rng.chance(0.6) ? 1 : 2;
+  const kind = rng.int(0, 11);
+  const add = (spec: Omit<Parameters<GraphBuilder['addNode']>[0], 'userId'>) =>
+    b.addNode({ ...spec, userId }).id;
+  switch (kind) {
+    case 0: {
+      const t = rng.pick(STRUCTURES);
+      const name = t.label.split(' ')[0]!;
+      const content = cifFile(name, t.cell, t.sites, t.spacegroup);
+      const formula = [...new Set(t.sites.map((s) => s.symbol))].join(' ');
+      const id = add({
+        nodeType: 'data.core.cif.CifData.',
+        label: `${name}.cif`,
+        attributes: {
+          md5: md5ish(content),
+          filename: `${name}.cif`,
+          formulae: [formula],
+          scan_type: 'standard',
+          parse_policy: 'eager',
+          spacegroup_numbers: [t.spacegroup],
+        },
+        files: { [`${name}.cif`]: content },
+      });
+      b.addToGroup(shared.groups.imported, id);
+      return;
+    }
+    case 1:
+      add({
+        nodeType: 'data.core.array.ArrayData.',
+        label: 'array',
+        attributes: { 'array|matrix': [3, 3] },
+        files: { 'matrix.npy': npy([1, 0, 0, 0, 1, 0, 0, 0, rng.int(1, 5)], [3, 3]) },
+      });
+      return;
+    case 2: {
+      const n = 5;
+      const positions = Array.from({ length: n * 2 * 3 }, (_, i) =>
+        round((i % 3) * 1.3575 + (Math.floor(i / 6) * rng.int(0, 9)) / 1000),
+      );
+      add({
+        nodeType: 'data.core.array.trajectory.TrajectoryData.',
+        label: 'md trajectory Si2',
+        attributes: {
+          symbols: ['Si', 'Si'],
+          'array|cells': [n, 3, 3],
+          'array|steps': [n],
+          'array|times': [n],
+          'array|positions': [n, 2, 3],
+        },
+        files: {
+          'cells.npy': npy(Array.from({ length: n }, () => STRUCTURES[0]!.cell.flat()).flat(), [n, 3, 3]),
+          'steps.npy': npy([0, 1, 2, 3, 4], [n], '<i8'),
+          'times.npy': npy([0, 0.5, 1, 1.5, 2], [n]),
+          'positions.npy': npy(positions, [n, 2, 3]),
+        },
+      });
+      return;
+    }
+    case 3: {
+      const x = Array.from({ length: 20 }, (_, i) => -5 + i * 0.5);
+      add({
+        nodeType: 'data.core.array.xy.XyData.',
+        label: 'DOS',
+        attributes: {
+          x_name: 'energy',
+          x_units: 'eV',
+          y_names: ['dos'],
+          y_units: ['states/eV'],
+          'array|x_array': [20],
+          'array|y_array_0': [20],
+        },
+        files: {
+          'x_array.npy': npy(x, [20]),
+          'y_array_0.npy': npy(
+            x.map((e) => round(Math.exp((-e * e) / 4))),
+            [20],
+          ),
+        },
+      });
+      return;
+    }
+    case 4:
+      add({
+        nodeType: 'data.core.list.List.',
+        label: 'input list',
+        attributes: { list: [rng.int(1, 9), rng.int(1, 9), rng.int(1, 9)] },
+      });
+      return;
+    case 5:
+      add({
+        nodeType: 'data.core.str.Str.',
+        attributes: { value: rng.pick(['scf', 'relax', 'bands', 'nscf']) },
+      });
+      return;
+    case 6:
+      add({ nodeType: 'data.core.bool.Bool.', attributes: { value: rng.chance(0.5) } });
+      return;
+    case 7:
+      add({ nodeType: 'data.core.float.Float.', attributes: { value: round(rng.next() * 100) } });
+      return;
+    case 8:
+      add({
+        nodeType: 'data.core.singlefile.SinglefileData.',
+        label: 'notes',
+        attributes: { filename: 'notes.md' },
+        files: { 'notes.md': `# Notes\n\nRun ${rng.int(1, 20)} of the convergence study.\n` },
+      });
+      return;
+    case 9:
+      add({
+        nodeType: 'data.core.array.kpoints.KpointsData.',
+        label: 'path G-X',
+        attributes: {
+          'array|kpoints': [10, 3],
+          labels: ['G', 'X'],
+          label_numbers: [0, 9],
+          cell: STRUCTURES[0]!.cell,
+          pbc1: true,
+          pbc2: true,
+          pbc3: true,
+        },
+        files: {
+          'kpoints.npy': npy(
+            Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? Math.floor(i / 3) / 18 : 0)),
+            [10, 3],
+          ),
+        },
+      });
+      return;
+    case 10:
+      add({
+        nodeType: 'data.Data.',
+        label: 'bare Data node',
+        attributes: { source: { db_name: 'ICSD', id: String(rng.int(1000, 99999)), license: 'CC-BY' } },
+      });
+      return;
+    default:
+      add({
+        nodeType: 'data.core.dict.Dict.',
+        label: 'settings',
+        attributes: { gamma_only: rng.chance(0.2), cmdline: ['-nk', String(rng.int(1, 4))] },
+      });
+  }
+}

@@ -1,0 +1,30 @@
+/** Shared fixtures: a small generated archive, opened once per test file. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateArchive } from '../src/generate/index.js';
+import { buildApp } from '../src/http/app.js';
+import { openArchive } from '../src/storage/index.js';
+
+export function tempDir(prefix = 'quarry-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function smallArchive(nodes = 400, seed = 7): Promise<string> {
+  const out = join(tempDir(), `small-${nodes}-${seed}.aiida`);
+  await generateArchive({ nodes, out, seed });
+  return out;
+}
+
+export async function appOn(file: string, options: { posting?: boolean } = {}) {
+  const backend = await openArchive(file, { cacheDir: tempDir('quarry-cache-') });
+  const app = await buildApp({ backends: [backend], ...options });
+  return {
+    app,
+    backend,
+    close: async () => {
+      await app.close();
+      await backend.close();
+    },
+  };
+}
