@@ -5,6 +5,7 @@ import { contextFrom, type AppContext, type AppOptions } from './context.js';
 import { endpointTable, listEndpoints, methodsOf, routePath } from './endpoints.js';
 import { registerCollections } from './routes/collections.js';
 import { registerNodeItems } from './routes/node-items.js';
+import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
 
@@ -39,6 +40,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerServer(app, ctx);
   registerCollections(app, ctx);
   registerNodeItems(app, ctx);
+  registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
   registerPendingAndMethods(app, ctx);
 

@@ -170,7 +170,7 @@ export async function replayArchive(
     } else {
       problem = judgeAgainst(golden, answer, unordered);
     }
-    if (answer.status >= 500) problem = problem ?? `Quarry answered ${answer.status}`;
+    if (answer.status === 500) problem = problem ?? `Quarry answered ${answer.status}`;
     verdicts.push({
       id: req.id,
       endpoint,

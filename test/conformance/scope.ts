@@ -57,6 +57,10 @@ const IN_SCOPE = new Set([
   'processes/<id>/report',
   'calcjobs/<id>/input_files',
   'calcjobs/<id>/output_files',
+  'nodes/statistics',
+  'nodes/full_types',
+  'nodes/full_types_count',
+  'nodes/download_formats',
   ...['users', 'computers', 'groups', 'nodes'].flatMap((g) => [
     g,
     `${g}/page`,
