@@ -93,6 +93,12 @@ const STATISTICS =
   'nodes/statistics crashed on archives (no date_trunc in SQLite); the PostgreSQL answer is expected';
 
 export const EXPECTATIONS: Record<string, Expectation> = {
+  'err-in_limit-negative': {
+    kind: 'status',
+    status: 400,
+    always: true,
+    reason: 'a negative in_limit is refused with 400 (SQLite read it as no limit, PostgreSQL crashed)',
+  },
   'nodes-statistics': { kind: 'psql', reason: STATISTICS },
   'nodes-statistics-user22': { kind: 'psql', reason: STATISTICS },
   'nodes-statistics-user23': { kind: 'psql', reason: STATISTICS },

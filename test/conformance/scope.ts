@@ -58,6 +58,7 @@ const IN_SCOPE = new Set([
   'calcjobs/<id>/input_files',
   'calcjobs/<id>/output_files',
   'nodes/statistics',
+  'nodes/<id>/links/tree',
   'nodes/full_types',
   'nodes/full_types_count',
   'nodes/download_formats',

@@ -15,6 +15,7 @@ import {
   selectKeys,
   type NodeRecord,
 } from '../../rest/node-contents.js';
+import { ioTree } from '../../rest/tree.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { parseRequest, type ParsedRequest } from '../request.js';
@@ -63,6 +64,13 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
     app.get(`${nodes}/links/${direction}/page`, handler('first'));
     app.get(`${nodes}/links/${direction}/page/:page(^\\d+$)`, handler('param'));
   }
+
+  app.get(`${nodes}/links/tree`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const { url, qs, backend } = parseRequest(ctx, request);
+    checkId(request.params.id);
+    const data = await ioTree(backend, request.params.id, qs.inLimit, qs.outLimit);
+    return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, request.params.id));
+  });
 
   app.get(
     `${nodes}/contents/attributes`,
