@@ -150,6 +150,18 @@ export async function repoFile(
   return object;
 }
 
+/** A whole (small) repository file of a node, for exporters. */
+export async function readNodeFile(
+  backend: StorageBackend,
+  node: NodeRecord,
+  filename: string,
+): Promise<Buffer> {
+  const file = await repoFile(backend, node, filename);
+  const chunks: Buffer[] = [];
+  for await (const chunk of await file.stream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 const isProcess = (node: NodeRecord) => node.node_type.startsWith('process.');
 const isCalcJob = (node: NodeRecord) => node.node_type.startsWith('process.calculation.calcjob.');
 

@@ -174,7 +174,7 @@ export async function replayArchive(
     verdicts.push({
       id: req.id,
       endpoint,
-      inScope: inScope(endpoint),
+      inScope: inScope(endpoint, req.id),
       agree: !problem,
       expected: !!expectation,
       problem,

@@ -1,7 +1,7 @@
 /** Endpoints about one node: links, contents, repository files, process reports and calcjob files. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTIONS } from '../../rest/collections.js';
-import { inputError } from '../../rest/errors.js';
+import { inputError, notImplemented } from '../../rest/errors.js';
 import { isUuidPrefix } from '../../rest/identifiers.js';
 import { listCollection } from '../../rest/list.js';
 import {
@@ -16,6 +16,8 @@ import {
   type NodeRecord,
 } from '../../rest/node-contents.js';
 import { ioTree } from '../../rest/tree.js';
+import { DerivedNotAvailable, derivedProperties } from '../../domain/derived.js';
+import { exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { parseRequest, type ParsedRequest } from '../request.js';
@@ -65,6 +67,26 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
     app.get(`${nodes}/links/${direction}/page/:page(^\\d+$)`, handler('param'));
   }
 
+  app.get(`${nodes}/download`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const { url, qs, backend } = parseRequest(ctx, request);
+    checkId(request.params.id);
+    const node = await loadNode(backend, request.params.id);
+    const result = await exportNode(backend, node, qs.downloadFormat);
+    if ([false, 'false', 'False'].includes(qs.download as string | boolean)) {
+      // The Materials Cloud pages read the export from the JSON envelope.
+      const data = {
+        download: { data: result.content.toString('utf8'), filename: result.filename, status: 200 },
+      };
+      return reply.headers(listHeaders(1)).send(envelope(url, 'nodes', data, request.params.id));
+    }
+    return reply
+      .headers({
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${result.filename.replaceAll('"', '')}"`,
+      })
+      .send(result.content);
+  });
+
   app.get(`${nodes}/links/tree`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { url, qs, backend } = parseRequest(ctx, request);
     checkId(request.params.id);
@@ -83,6 +105,17 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
     nodeEndpoint(ctx, 'nodes', async ({ qs }, node) => ({
       extras: selectKeys(node.extras, qs.extrasFilter),
     })),
+  );
+  app.get(
+    `${nodes}/contents/derived_properties`,
+    nodeEndpoint(ctx, 'nodes', async (_parsed, node) => {
+      try {
+        return { derived_properties: derivedProperties(node.node_type, node.attributes) };
+      } catch (error) {
+        if (error instanceof DerivedNotAvailable) throw notImplemented(error.message);
+        throw error;
+      }
+    }),
   );
   app.get(
     `${nodes}/contents/comments`,

@@ -1,0 +1,81 @@
+/** Reading numpy `.npy` files, the format AiiDA stores ArrayData arrays in. */
+
+export interface NpyArray {
+  shape: number[];
+  /** Whether the values are floats (written `1.0` by Python) rather than ints or booleans. */
+  isFloat: boolean;
+  isBool: boolean;
+  data: number[];
+}
+
+export class NpyError extends Error {}
+
+export function readNpy(buffer: Buffer): NpyArray {
+  if (buffer.subarray(0, 6).toString('latin1') !== '\x93NUMPY') throw new NpyError('not a .npy file');
+  const major = buffer[6] as number;
+  const headerLength = major === 1 ? buffer.readUInt16LE(8) : buffer.readUInt32LE(8);
+  const start = major === 1 ? 10 : 12;
+  const header = buffer.subarray(start, start + headerLength).toString('latin1');
+  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
+  const fortran = /'fortran_order':\s*True/.test(header);
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1] ?? '';
+  const shape = shapeText
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(Number);
+  if (!descr) throw new NpyError('no dtype in the .npy header');
+  const count = shape.reduce((a, b) => a * b, 1);
+  const body = buffer.subarray(start + headerLength);
+  const little = descr[0] !== '>';
+  const kind = descr.slice(1);
+  const read: Record<string, [number, (offset: number) => number]> = {
+    f8: [8, (o) => (little ? body.readDoubleLE(o) : body.readDoubleBE(o))],
+    f4: [4, (o) => (little ? body.readFloatLE(o) : body.readFloatBE(o))],
+    i8: [8, (o) => Number(little ? body.readBigInt64LE(o) : body.readBigInt64BE(o))],
+    i4: [4, (o) => (little ? body.readInt32LE(o) : body.readInt32BE(o))],
+    i2: [2, (o) => (little ? body.readInt16LE(o) : body.readInt16BE(o))],
+    i1: [1, (o) => body.readInt8(o)],
+    u1: [1, (o) => body.readUInt8(o)],
+    b1: [1, (o) => body.readUInt8(o)],
+  };
+  const reader = read[kind];
+  if (!reader) throw new NpyError(`unsupported .npy dtype ${descr}`);
+  const [size, get] = reader;
+  if (body.length < count * size) throw new NpyError('the .npy file is truncated');
+  const flat = Array.from({ length: count }, (_, i) => get(i * size));
+  return {
+    shape,
+    isFloat: kind.startsWith('f'),
+    isBool: kind === 'b1',
+    data: fortran ? transpose(flat, shape) : flat,
+  };
+}
+
+/** Column-major (Fortran) order -> row-major. */
+function transpose(flat: number[], shape: number[]): number[] {
+  const out = new Array<number>(flat.length);
+  const strides = shape.map((_, i) => shape.slice(0, i).reduce((a, b) => a * b, 1));
+  for (let i = 0; i < flat.length; i++) {
+    let rest = i;
+    let offset = 0;
+    for (let d = shape.length - 1; d >= 0; d--) {
+      offset += (rest % shape[d]!) * strides[d]!;
+      rest = Math.floor(rest / shape[d]!);
+    }
+    out[i] = flat[offset]!;
+  }
+  return out;
+}
+
+/** The nested lists `array.tolist()` gives, with floats marked for Python-style output. */
+export function toNestedList(array: NpyArray, wrap: (v: number) => unknown): unknown {
+  const values = array.data.map((v) => (array.isBool ? v !== 0 : wrap(v)));
+  const build = (dims: number[], offset: number): unknown => {
+    if (dims.length === 0) return values[offset];
+    const [n, ...rest] = dims as [number, ...number[]];
+    const step = rest.reduce((a, b) => a * b, 1);
+    return Array.from({ length: n }, (_, i) => build(rest, offset + i * step));
+  };
+  return build(array.shape, 0);
+}

@@ -1,0 +1,67 @@
+/**
+ * Numbers and JSON written as Python writes them (repr of floats, json.dumps), so that exports are
+ * byte-identical to aiida's. JSON.parse cannot tell 1.0 from 1: callers say which numbers are floats.
+ */
+
+/** Python's repr(float): shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
+export function pyFloat(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const [mantissa, expText] = x.toExponential().split('e') as [string, string];
+  const exp = Number(expText);
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '').replace('.', '');
+  let body: string;
+  if (exp >= -4 && exp < 16) {
+    if (exp >= 0) {
+      const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+      const frac = digits.slice(exp + 1);
+      body = `${intPart}.${frac || '0'}`;
+    } else {
+      body = `0.${'0'.repeat(-exp - 1)}${digits}`;
+    }
+  } else {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    body = `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  return negative ? `-${body}` : body;
+}
+
+/** Python's format(x, '.Nf'), including the sign of negative zero. */
+export function pyFixed(x: number, decimals: number, width = 0): string {
+  const text =
+    Object.is(x, -0) || (x < 0 && Number(x.toFixed(decimals)) === 0)
+      ? `-${Math.abs(x).toFixed(decimals)}`
+      : x.toFixed(decimals);
+  return text.padStart(width);
+}
+
+/** A number that Python holds as a float (written `1.0`), as opposed to an int. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+
+/** Python's json.dumps with default settings (`, ` and `: ` separators, ASCII-only output). */
+export function pyJson(value: unknown): string {
+  if (value instanceof PyFloat) return pyFloat(value.value);
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : pyFloat(value);
+  if (typeof value === 'string') {
+    return JSON.stringify(value).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  }
+  if (Array.isArray(value)) return `[${value.map(pyJson).join(', ')}]`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${pyJson(k)}: ${pyJson(v)}`)
+    .join(', ')}}`;
+}
+
+/** Mark every number of a nested list as a float. */
+export function floats(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(floats);
+  return typeof value === 'number' ? new PyFloat(value) : value;
+}

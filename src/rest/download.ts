@@ -1,0 +1,81 @@
+/** `/nodes/<id>/download/`: a data node exported in one of the formats its class offers. */
+import { classType } from '../domain/describe.js';
+import { dataEntryPoint, formatsOf } from '../domain/download-formats.js';
+import { arraysJson } from '../domain/formats/array-json.js';
+import { NpyError } from '../domain/formats/npy.js';
+import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
+import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
+import type { StorageBackend } from '../storage/types.js';
+import { badRequest, inputError, notImplemented } from './errors.js';
+import { readNodeFile, type NodeRecord } from './node-contents.js';
+
+export interface Export {
+  filename: string;
+  content: Buffer;
+}
+
+const FORMATS_HINT =
+  'The available download formats can be queried using the /nodes/download_formats/ endpoint.';
+/** Classes whose download is named after their file. */
+const FILE_CLASSES = new Set(['core.cif', 'core.upf', 'core.singlefile']);
+const ARRAY_JSON = new Set([
+  'core.array',
+  'core.array.kpoints',
+  'core.array.xy',
+  'core.array.trajectory',
+  'core.array.projection',
+]);
+
+export async function exportNode(
+  backend: StorageBackend,
+  node: NodeRecord,
+  format: unknown,
+): Promise<Export> {
+  if (node.node_type.startsWith('process.'))
+    throw notImplemented('This endpoint is not available for Process nodes.');
+  if (format === undefined) throw inputError(`Please specify the download format. ${FORMATS_HINT}`);
+  const type = classType(node.node_type);
+  const name = String(format);
+  if (type === 'data.core.structure.StructureData.' && name === 'cif') {
+    const kinds = structureFromAttributes(node.attributes).kinds;
+    if (kinds.some((k) => isAlloy(k) || hasVacancies(k))) {
+      throw badRequest(
+        'CIF export goes through ASE, which cannot represent alloys or vacancies; use chemdoodle',
+      );
+    }
+  }
+  if (!(formatsOf(type) ?? []).includes(name))
+    throw inputError(`The format ${name} is not supported. ${FORMATS_HINT}`);
+  const entryPoint = dataEntryPoint(type) ?? '';
+  const ownName = node.attributes.filename;
+  const filename =
+    FILE_CLASSES.has(entryPoint) && typeof ownName === 'string' ? ownName : `${node.uuid}.${name}`;
+  try {
+    return { filename, content: Buffer.from(await render(backend, node, entryPoint, name)) };
+  } catch (error) {
+    if (error instanceof UnsupportedExportError) throw badRequest(error.message);
+    if (error instanceof NpyError) throw badRequest(`an array of this node cannot be read: ${error.message}`);
+    throw error;
+  }
+}
+
+async function render(
+  backend: StorageBackend,
+  node: NodeRecord,
+  entryPoint: string,
+  format: string,
+): Promise<string | Buffer> {
+  if (entryPoint === 'core.structure') {
+    const structure = structureFromAttributes(node.attributes);
+    if (format === 'xyz') return toXyz(structure);
+    if (format === 'xsf') return toXsf(structure);
+    if (format === 'chemdoodle') return toChemdoodle(structure);
+  }
+  if ((entryPoint === 'core.cif' && format === 'cif') || (entryPoint === 'core.upf' && format === 'upf')) {
+    return readNodeFile(backend, node, String(node.attributes.filename));
+  }
+  if (ARRAY_JSON.has(entryPoint) && format === 'json') {
+    return arraysJson(node.uuid, node.attributes, (file) => readNodeFile(backend, node, file));
+  }
+  throw notImplemented(`Export of ${node.node_type} as ${format} is not implemented yet in Quarry`);
+}
