@@ -14,6 +14,14 @@ function integer(name: string) {
   };
 }
 
+function positive(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+
 /** `1e6` and `1000000` both work for node counts. */
 function count(value: string) {
   const n = Number(value);
@@ -38,6 +46,16 @@ program
   .option('--prefix <prefix>', 'URL prefix of the API', '/api/v4')
   .option('--no-posting', 'turn off POST /querybuilder/')
   .option('--cache-dir <dir>', 'where extracted databases and the demo archive are kept')
+  .option('--workers <n>', 'worker threads running queries, per archive', integer('workers'), 2)
+  .option('--query-timeout <seconds>', 'time limit of one query', positive('query-timeout'), 30)
+  .option('--max-body <bytes>', 'largest request body accepted', integer('max-body'), 1024 * 1024)
+  .option('--max-vertices <n>', 'most vertices in a posted QueryBuilder path', integer('max-vertices'), 12)
+  .option(
+    '--max-in-list <n>',
+    'longest IN list in a posted QueryBuilder filter',
+    integer('max-in-list'),
+    10000,
+  )
   .option('--log', 'log every request')
   .action(runServe);
 

@@ -14,6 +14,11 @@ export interface ServeOptions {
   posting: boolean;
   cacheDir?: string;
   log?: boolean;
+  workers?: number;
+  queryTimeout?: number;
+  maxBody?: number;
+  maxVertices?: number;
+  maxInList?: number;
 }
 
 export async function runServe(files: string[], options: ServeOptions) {
@@ -24,7 +29,12 @@ export async function runServe(files: string[], options: ServeOptions) {
   }
   const backends: StorageBackend[] = [];
   try {
-    for (const file of files) backends.push(await openArchive(file, { cacheDir }));
+    const storage = {
+      cacheDir,
+      workers: options.workers,
+      queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+    };
+    for (const file of files) backends.push(await openArchive(file, storage));
   } catch (error) {
     await Promise.all(backends.map((b) => b.close()));
     if (error instanceof StorageOpenError) throw new CliError(error.message);

@@ -104,7 +104,10 @@ function errorAnswer(error: unknown): { status: number; body: Record<string, unk
     (error as { status?: unknown; statusCode?: unknown }).status ??
     (error as { statusCode?: unknown }).statusCode;
   const message = error instanceof Error ? error.message : String(error);
-  if (typeof status === 'number' && status >= 400 && status < 500) return { status, body: { message } };
+  // 4xx for what the client can fix; 503 for a query stopped at the time limit.
+  if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 503)) {
+    return { status, body: { message } };
+  }
   return {
     status: 500,
     body: { message: 'Internal error while answering this request; see the server log.' },

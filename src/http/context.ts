@@ -1,4 +1,5 @@
 /** What every route handler shares: the data being served and the server's settings. */
+import { DEFAULT_LIMITS, type QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 
 export interface AppOptions {
@@ -14,6 +15,8 @@ export interface AppOptions {
   perpageDefault?: number;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Bounds on POSTed QueryBuilder dictionaries (vertices, IN-list length, projections). */
+  queryLimits?: Partial<QueryLimits>;
   logger?: boolean;
 }
 
@@ -23,6 +26,7 @@ export interface AppContext {
   posting: boolean;
   limitDefault: number;
   perpageDefault: number;
+  queryLimits: QueryLimits;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -33,5 +37,6 @@ export function contextFrom(options: AppOptions): AppContext {
     posting: options.posting ?? true,
     limitDefault: options.limitDefault ?? 400,
     perpageDefault: options.perpageDefault ?? 20,
+    queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
   };
 }

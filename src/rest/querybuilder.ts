@@ -2,6 +2,7 @@
  * POST /querybuilder/: run a `QueryBuilder.as_dict()` dictionary and shape the rows as the reference's
  * QueryBuilder resource does (one list per projected tag, `full_type` where it is known).
  */
+import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
@@ -15,7 +16,11 @@ export interface QueryBuilderResult {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function postQueryBuilder(backend: StorageBackend, body: unknown): Promise<QueryBuilderResult> {
+export async function postQueryBuilder(
+  backend: StorageBackend,
+  body: unknown,
+  limits?: QueryLimits,
+): Promise<QueryBuilderResult> {
   if (!isObject(body)) {
     throw badRequest(
       `The body must be a QueryBuilder.as_dict() dictionary (a JSON object), got ${Array.isArray(body) ? 'an array' : typeof body}`,
@@ -45,10 +50,10 @@ export async function postQueryBuilder(backend: StorageBackend, body: unknown): 
   }
 
   const dict = { ...body, project };
-  const total = await queryCount(backend, dict);
+  const total = await queryCount(backend, dict, limits);
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
-    const rows = await queryRows(backend, dict);
+    const rows = await queryRows(backend, dict, limits);
     for (const tag of answered)
       data[tag] = rows.map((row) => withoutNullFullType(formatNodeRecord(row[tag] ?? {})));
   }

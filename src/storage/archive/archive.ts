@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
-import { openSqlite } from '../sqlite.js';
+import { SqliteWorkerPool } from '../sqlite-workers.js';
 import { StorageOpenError, type Repository, type RepositoryObject, type StorageBackend } from '../types.js';
 import { openEntry, openZip, readEntry, type ZipIndex } from './zip.js';
 
@@ -19,6 +19,10 @@ const SUPPORTED_VERSIONS = new Set(['main_0000', 'main_0001', '1.0']);
 
 export interface OpenArchiveOptions {
   cacheDir?: string;
+  /** Worker threads running queries (default 2). */
+  workers?: number;
+  /** Time limit of one query, in milliseconds (default 30 s). */
+  queryTimeoutMs?: number;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
@@ -32,7 +36,10 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       );
     }
     const dbFile = await extractOnce(file, index, options.cacheDir ?? defaultCacheDir());
-    const db = openSqlite(dbFile);
+    const db = await SqliteWorkerPool.open(dbFile, {
+      size: options.workers,
+      timeoutMs: options.queryTimeoutMs,
+    });
     const name = basename(file).replace(/\.aiida$/, '');
     return {
       name,

@@ -1,0 +1,178 @@
+/**
+ * A read-only SQLite database served by a pool of worker threads: queries use every core, the event loop
+ * stays free while they run, and a query over the time limit is answered with an error at once. SQLite
+ * cannot be interrupted from outside (better-sqlite3 has no interrupt), so the worker running it is
+ * terminated and replaced; the other workers go on answering.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { StorageOpenError, type Database, type SqlRow, type SqlStatement } from './types.js';
+
+/** Raised when a query runs past the time limit; the HTTP layer answers 503 with its message. */
+export class QueryTimeoutError extends Error {
+  readonly status = 503;
+  override name = 'QueryTimeoutError';
+}
+
+export interface PoolOptions {
+  /** Worker threads (default: 2). */
+  size?: number;
+  /** Time limit of one query in milliseconds (default: 30 s). */
+  timeoutMs?: number;
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('query_only = ON');
+db.pragma('case_sensitive_like = ON');
+// Fail at start, not at the first request, when the file is not an AiiDA database.
+db.prepare('SELECT count(*) FROM db_dbnode').get();
+const statements = new Map();
+parentPort.on('message', ({ sql, params }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (statements.size > 1000) statements.clear();
+      statements.set(sql, statement);
+    }
+    parentPort.postMessage({ rows: statement.all(...params) });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
+
+interface Task {
+  statement: SqlStatement;
+  resolve: (rows: SqlRow[]) => void;
+  reject: (error: Error) => void;
+}
+
+class Slot {
+  worker: Worker;
+  task?: Task;
+  timer?: NodeJS.Timeout;
+
+  constructor(private readonly file: string) {
+    this.worker = this.spawn();
+  }
+
+  spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver: DRIVER } });
+    worker.unref();
+    return worker;
+  }
+}
+
+export class SqliteWorkerPool implements Database {
+  readonly dialect = 'sqlite' as const;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private closed = false;
+  private readonly timeoutMs: number;
+
+  private constructor(
+    private readonly file: string,
+    options: PoolOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.attach(new Slot(file)));
+  }
+
+  /** Open the pool and wait until every worker has opened the database. */
+  static async open(file: string, options: PoolOptions = {}): Promise<SqliteWorkerPool> {
+    const pool = new SqliteWorkerPool(file, options);
+    try {
+      await Promise.all(pool.slots.map((slot) => pool.ready(slot.worker)));
+    } catch (error) {
+      await pool.close();
+      throw new StorageOpenError(`${file} is not a readable AiiDA database (${(error as Error).message})`);
+    }
+    return pool;
+  }
+
+  private ready(worker: Worker): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: { ready?: boolean }) => m.ready && (cleanup(), resolve());
+      const onError = (e: Error) => (cleanup(), reject(e));
+      const cleanup = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+    });
+  }
+
+  private attach(slot: Slot): Slot {
+    slot.worker.on('message', (m: { rows?: SqlRow[]; error?: string; ready?: boolean }) => {
+      if (m.ready) return;
+      const task = slot.task;
+      this.release(slot);
+      if (!task) return;
+      if (m.error !== undefined) task.reject(new Error(m.error));
+      else task.resolve(m.rows ?? []);
+    });
+    slot.worker.on('error', (error) => {
+      const task = slot.task;
+      this.release(slot);
+      task?.reject(error);
+    });
+    return slot;
+  }
+
+  private release(slot: Slot) {
+    clearTimeout(slot.timer);
+    slot.task = undefined;
+    slot.timer = undefined;
+    this.pump();
+  }
+
+  private pump() {
+    for (const slot of this.slots) {
+      if (slot.task || this.queue.length === 0) continue;
+      const task = this.queue.shift() as Task;
+      slot.task = task;
+      slot.worker.postMessage(task.statement);
+      slot.timer = setTimeout(() => this.expire(slot), this.timeoutMs);
+    }
+  }
+
+  /** The query ran too long: answer now, and replace the worker that is still busy with it. */
+  private expire(slot: Slot) {
+    const task = slot.task;
+    slot.task = undefined;
+    const old = slot.worker;
+    old.removeAllListeners();
+    void old.terminate();
+    slot.worker = slot.spawn();
+    this.attach(slot);
+    task?.reject(
+      new QueryTimeoutError(
+        `the query ran longer than the limit of ${this.timeoutMs / 1000} s and was stopped; ` +
+          'narrow it with filters or a smaller limit',
+      ),
+    );
+    this.pump();
+  }
+
+  all(statement: SqlStatement): Promise<SqlRow[]> {
+    if (this.closed) return Promise.reject(new Error('the database is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ statement, resolve, reject });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new Error('the database is closed'));
+    await Promise.all(this.slots.map((s) => (clearTimeout(s.timer), s.worker.terminate())));
+  }
+}
