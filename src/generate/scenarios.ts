@@ -201,14 +201,13 @@ export function pwWorkflow(b: GraphBuilder, rng: Rng, shared: Shared) {
     userId,
   });
   b.addToGroup(shared.groups.workflows, workchain.id);
-  for (const [label, id] of [
+  const inputs = [
     ['structure', structure.id],
     ['parameters', parameters.id],
     ['kpoints', kpoints.id],
     ['code', shared.codes.pw],
-  ] as const) {
-    b.addLink(id, workchain.id, 'input_work', label);
-  }
+  ] as const;
+  for (const [label, id] of inputs) b.addLink(id, workchain.id, 'input_work', label);
   const symbols = t.sites.map((s) => s.symbol);
   const calc = b.addNode({
     nodeType: CALCJOB,
@@ -247,14 +246,7 @@ export function pwWorkflow(b: GraphBuilder, rng: Rng, shared: Shared) {
     },
   });
   b.addLink(workchain.id, calc.id, 'call_calc', 'iteration_01');
-  for (const [label, id] of [
-    ['structure', structure.id],
-    ['parameters', parameters.id],
-    ['kpoints', kpoints.id],
-    ['code', shared.codes.pw],
-  ] as const) {
-    b.addLink(id, calc.id, 'input_calc', label);
-  }
+  for (const [label, id] of inputs) b.addLink(id, calc.id, 'input_calc', label);
   for (const element of new Set(symbols))
     b.addLink(shared.pseudos.get(element)!, calc.id, 'input_calc', `pseudos__${element}`);
   b.addLog(

@@ -8,6 +8,69 @@ export interface ProjectableProperties {
   ordering: string[];
 }
 
+const NODE_LABEL = {
+  display_name: 'Label',
+  help_text: 'User-assigned label',
+  is_display: false,
+  is_foreign_key: false,
+  type: 'str',
+};
+const NODE_TYPE = {
+  display_name: 'Type',
+  help_text: 'Node type',
+  is_display: true,
+  is_foreign_key: false,
+  type: 'str',
+};
+
+/** Fields nodes and processes share. */
+const NODE_FIELDS = {
+  creator: {
+    display_name: 'Creator',
+    help_text: 'User that created the node',
+    is_display: true,
+    is_foreign_key: false,
+    type: 'str',
+  },
+  ctime: {
+    display_name: 'Creation time',
+    help_text: 'Creation time of the node',
+    is_display: true,
+    is_foreign_key: false,
+    type: 'datetime.datetime',
+  },
+  mtime: {
+    display_name: 'Last Modification time',
+    help_text: 'Last modification time',
+    is_display: true,
+    is_foreign_key: false,
+    type: 'datetime.datetime',
+  },
+  process_type: {
+    display_name: 'Process type',
+    help_text: 'Process type',
+    is_display: false,
+    is_foreign_key: false,
+    type: 'str',
+  },
+  user_id: {
+    display_name: 'Id of creator',
+    help_text: 'Id of the user that created the node',
+    is_display: false,
+    is_foreign_key: true,
+    related_column: 'id',
+    related_resource: 'users',
+    type: 'int',
+  },
+  uuid: {
+    display_name: 'Unique ID',
+    help_text: 'Universally Unique Identifier',
+    is_display: true,
+    is_foreign_key: false,
+    type: 'unicode',
+  },
+};
+
 export const PROJECTABLE_PROPERTIES: Record<string, ProjectableProperties> = {
   users: {
     fields: {
@@ -174,69 +237,11 @@ export const PROJECTABLE_PROPERTIES: Record<string, ProjectableProperties> = {
     ordering: ['id', 'label', 'type_string', 'description', 'user_id', 'uuid'],
   },
   nodes: {
-    fields: {
-      creator: {
-        display_name: 'Creator',
-        help_text: 'User that created the node',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      ctime: {
-        display_name: 'Creation time',
-        help_text: 'Creation time of the node',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'datetime.datetime',
-      },
-      label: {
-        display_name: 'Label',
-        help_text: 'User-assigned label',
-        is_display: false,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      mtime: {
-        display_name: 'Last Modification time',
-        help_text: 'Last modification time',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'datetime.datetime',
-      },
-      node_type: {
-        display_name: 'Type',
-        help_text: 'Node type',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      process_type: {
-        display_name: 'Process type',
-        help_text: 'Process type',
-        is_display: false,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      user_id: {
-        display_name: 'Id of creator',
-        help_text: 'Id of the user that created the node',
-        is_display: false,
-        is_foreign_key: true,
-        related_column: 'id',
-        related_resource: 'users',
-        type: 'int',
-      },
-      uuid: {
-        display_name: 'Unique ID',
-        help_text: 'Universally Unique Identifier',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'unicode',
-      },
-    },
+    fields: { ...NODE_FIELDS, label: NODE_LABEL, node_type: NODE_TYPE },
     ordering: ['uuid', 'label', 'node_type', 'ctime', 'mtime', 'creator'],
   },
   processes: {
+    // Processes share the node fields, but for their label and type, and name the users resource differently.
     fields: {
       'attributes.process_label': {
         display_name: 'Name',
@@ -252,50 +257,8 @@ export const PROJECTABLE_PROPERTIES: Record<string, ProjectableProperties> = {
         is_foreign_key: false,
         type: 'str',
       },
-      creator: {
-        display_name: 'Creator',
-        help_text: 'User that created the node',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      ctime: {
-        display_name: 'Creation time',
-        help_text: 'Creation time of the node',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'datetime.datetime',
-      },
-      mtime: {
-        display_name: 'Last Modification time',
-        help_text: 'Last modification time',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'datetime.datetime',
-      },
-      process_type: {
-        display_name: 'Process type',
-        help_text: 'Process type',
-        is_display: false,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      user_id: {
-        display_name: 'Id of creator',
-        help_text: 'Id of the user that created the node',
-        is_display: false,
-        is_foreign_key: true,
-        related_column: 'id',
-        related_resource: '_dbusers',
-        type: 'int',
-      },
-      uuid: {
-        display_name: 'Unique ID',
-        help_text: 'Universally Unique Identifier',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'unicode',
-      },
+      ...NODE_FIELDS,
+      user_id: { ...NODE_FIELDS.user_id, related_resource: '_dbusers' },
     },
     ordering: ['uuid', 'attributes.process_label', 'ctime', 'mtime', 'creator', 'attributes.process_state'],
   },
