@@ -51,6 +51,19 @@ describe('query compiler', () => {
     bad({ path: [node('n')], limit: -1 }, /limit/);
   });
 
+  it('drops the match-everything type filter of all nodes, so counts can use an index', () => {
+    const q = parseQueryDict({
+      path: [node('n')],
+      filters: { n: { node_type: { like: '%' } } },
+      project: { n: ['id'] },
+    });
+    const { select, count } = compileQuery(q, 'sqlite');
+    expect(select.sql).not.toContain('WHERE');
+    expect(count.sql).not.toContain('WHERE');
+    const nullable = parseQueryDict({ path: [node('n')], filters: { n: { process_type: { like: '%' } } } });
+    expect(compileQuery(nullable, 'sqlite').select.sql).toMatch(/NOT \("t0"."process_type" IS NULL\)/);
+  });
+
   it('accepts the keys newer as_dict() versions write', () => {
     expect(() => parseQueryDict({ path: [node('n')], project_map: {} })).not.toThrow();
   });

@@ -8,7 +8,7 @@ import {
   type Vertex,
 } from './model.js';
 import type { Expr, Join, Select, WalkCte } from './sql-ast.js';
-import { SCHEMA, type ColumnType, type EntityKind } from './schema.js';
+import { isNullable, SCHEMA, type ColumnType, type EntityKind } from './schema.js';
 
 /** Provenance walks follow data flow only, as aiida's recursive joins do. */
 const WALK_LINK_TYPES = ['create', 'input_calc'];
@@ -55,12 +55,7 @@ export function compile(q: QueryDict): CompiledSelect {
     const info = tags.get(tag);
     if (info) conditions.push(filterExpr(filter, info));
   }
-  const where =
-    conditions.length === 0
-      ? undefined
-      : conditions.length === 1
-        ? conditions[0]
-        : { t: 'and' as const, items: conditions };
+  const where = andOf(conditions);
 
   const columns: Select['columns'] = [];
   const decoders: Decoder[] = [];
@@ -226,7 +221,7 @@ function seedSelect(q: QueryDict, target: Vertex): Select {
     columns: [{ expr: col('s', 'id'), as: 'id' }],
     from: { table: SCHEMA.node.table, alias: 's' },
     joins: [],
-    where: parts.length === 0 ? undefined : { t: 'and', items: parts },
+    where: andOf(parts),
     orderBy: [],
   };
 }
@@ -284,13 +279,26 @@ const typeIn = (field: FieldRef, info: TagInfo, types: string[]): Expr => ({
   values: types.map((value) => ({ t: 'param', value })),
 });
 
+/** The conjunction of conditions, without those known to hold; undefined when nothing is left. */
+function andOf(conditions: Expr[]): Expr | undefined {
+  const rest = conditions.filter((e) => !(e.t === 'const' && e.value === 'TRUE'));
+  if (rest.length === 0) return undefined;
+  return rest.length === 1 ? rest[0] : { t: 'and', items: rest };
+}
+
 export function filterExpr(node: FilterNode, info: TagInfo): Expr {
   switch (node.kind) {
     case 'and':
-    case 'or':
-      return node.items.length === 0
-        ? { t: 'const', value: node.kind === 'and' ? 'TRUE' : 'FALSE' }
-        : { t: node.kind, items: node.items.map((i) => filterExpr(i, info)) };
+    case 'or': {
+      // Conditions known to hold drop out of an AND, and make an OR hold.
+      const items = node.items.map((i) => filterExpr(i, info));
+      const holds = (e: Expr) => e.t === 'const' && e.value === 'TRUE';
+      if (node.kind === 'or') {
+        if (items.some(holds)) return { t: 'const', value: 'TRUE' };
+        return items.length === 0 ? { t: 'const', value: 'FALSE' } : { t: 'or', items };
+      }
+      return andOf(items) ?? { t: 'const', value: 'TRUE' };
+    }
     case 'not':
       return { t: 'not', item: filterExpr(node.item, info) };
     case 'cmp':
@@ -314,6 +322,12 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
         : { t: 'in', item, values: (node.value as unknown[]).map(param) };
     case 'like':
     case 'ilike':
+      // `LIKE '%'` matches every non-NULL value (it is the type filter of "all nodes"); said so, the planner
+      // counts from an index instead of testing the pattern on every row.
+      if (node.value === '%') {
+        const nullable = info.kind === 'walk' || isNullable(info.kind, node.field.column);
+        return nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
+      }
       return {
         t: 'like',
         item,

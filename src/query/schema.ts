@@ -93,6 +93,15 @@ export const SCHEMA: Record<EntityKind, TableSchema> = {
   },
 };
 
+/** Columns that may hold NULL; every other column is NOT NULL in the AiiDA schema. */
+export const NULLABLE: Partial<Record<EntityKind, Set<string>>> = {
+  node: new Set(['process_type', 'attributes', 'extras', 'dbcomputer_id']),
+};
+
+export function isNullable(kind: EntityKind, column: string): boolean {
+  return NULLABLE[kind]?.has(column) ?? false;
+}
+
 /** Older QueryBuilder names still found in saved dictionaries. */
 export const COLUMN_ALIASES: Partial<Record<EntityKind, Record<string, string>>> = {
   node: { computer_id: 'dbcomputer_id', type: 'node_type' },
