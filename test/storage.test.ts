@@ -1,101 +1,237 @@
-import { copyFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+/** The archive backend on synthetic archives: opening, files, the extraction cache, concurrency, refusals. */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import yazl from 'yazl';
+import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openArchive, StorageOpenError } from '../src/storage/index.js';
-import { smallArchive, tempDir } from './helpers.js';
-
-async function zipOf(entries: Record<string, string>): Promise<string> {
-  const file = join(tempDir(), 'x.aiida');
-  const zip = new yazl.ZipFile();
-  const out = createWriteStream(file);
-  zip.outputStream.pipe(out);
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  await once(out, 'close');
-  return file;
-}
+import { extractionCount } from '../src/storage/archive/extract.js';
+import { defaultCacheDir, openArchive, StorageOpenError } from '../src/storage/index.js';
+import { readAll, sha256, syntheticArchive, tempDir, zipOf, type Synthetic } from './storage-fixtures.js';
 
 async function refusal(file: string): Promise<string> {
-  try {
-    await openArchive(file, { cacheDir: tempDir() });
-  } catch (error) {
-    expect(error).toBeInstanceOf(StorageOpenError);
-    const message = (error as Error).message;
-    expect(message).not.toContain('\n');
-    return message;
-  }
-  throw new Error('the archive was accepted');
+  const error = await openArchive(file, { cacheDir: tempDir() }).then(
+    async (backend) => {
+      await backend.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(error, `${file} was accepted`).toBeInstanceOf(StorageOpenError);
+  const message = (error as Error).message;
+  expect(message).not.toMatch(/\n|\s+at .+:\d+:\d+/);
+  return message;
+}
+
+function cachedFiles(cacheDir: string): string[] {
+  return readdirSync(join(cacheDir, 'archives'));
 }
 
 describe('archive storage', () => {
-  let archive: string;
+  let synthetic: Synthetic;
   beforeAll(async () => {
-    archive = await smallArchive(300);
+    synthetic = await syntheticArchive(60);
   });
 
-  it('refuses what it cannot serve, in one line that says what to do', async () => {
-    const junk = join(tempDir(), 'junk.aiida');
-    writeFileSync(junk, Buffer.alloc(5000, 7));
-    expect(await refusal(junk)).toMatch(/not a zip/);
-
-    const truncated = join(tempDir(), 'cut.aiida');
-    copyFileSync(archive, truncated);
-    truncateSync(truncated, Math.floor(statSync(archive).size / 2));
-    expect(await refusal(truncated)).toMatch(/zip/);
-
-    expect(await refusal(await zipOf({ 'metadata.json': '{"export_version": "main_0001"}' }))).toMatch(
-      /no db\.sqlite3/,
+  it('serves the database and the repository files of an archive', async () => {
+    const b = await openArchive(synthetic.file, { cacheDir: tempDir() });
+    expect(b.name).toBe('synthetic');
+    expect(b.kind).toBe('archive');
+    expect(b.aiidaVersion).toBe('2.6.3');
+    expect(await b.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode WHERE id > ?', params: [10] })).toEqual(
+      [{ n: synthetic.nodes - 10 }],
     );
-    expect(
-      await refusal(await zipOf({ 'metadata.json': '{"export_version": "0.9"}', 'data.json': '{}' })),
-    ).toMatch(/verdi archive migrate/);
-    expect(await refusal(await zipOf({ 'readme.txt': 'hello' }))).toMatch(/no metadata\.json/);
-    expect(await refusal(join(tempDir(), 'missing.aiida'))).toMatch(/no such file/);
+    for (const [key, content] of synthetic.objects) {
+      const object = await b.repository.get(key);
+      expect(object?.size).toBe(content.length);
+      const data = await readAll(await object!.stream());
+      expect(sha256(data)).toBe(key);
+    }
+    expect(await b.repository.get('0'.repeat(64))).toBeUndefined();
+    // `repo/` is a folder entry in real archives; it is no object.
+    expect(await b.repository.get('')).toBeUndefined();
+    await b.close();
   });
 
-  it('extracts the database once and reuses it', async () => {
+  it('reads stored (uncompressed) archives too', async () => {
+    const file = await zipOf(synthetic.entries, 'stored.aiida', false);
+    const b = await openArchive(file, { cacheDir: tempDir() });
+    const [key, content] = [...synthetic.objects][3]!;
+    expect(await readAll(await (await b.repository.get(key))!.stream())).toEqual(content);
+    await b.close();
+  });
+
+  it('accepts export versions 1.0, main_0000 and main_0001', async () => {
+    for (const version of ['1.0', 'main_0000', 'main_0001']) {
+      const { file } = await syntheticArchive(2, { version });
+      const b = await openArchive(file, { cacheDir: tempDir() });
+      expect(await b.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([{ n: 2 }]);
+      await b.close();
+    }
+  });
+
+  it('reports SQL errors as ordinary errors', async () => {
+    const b = await openArchive(synthetic.file, { cacheDir: tempDir() });
+    await expect(b.db.all({ sql: 'SELECT nope FROM db_dbnode', params: [] })).rejects.toThrow(
+      /no such column/,
+    );
+    await b.close();
+  });
+
+  it('never writes to the extracted database', async () => {
     const cacheDir = tempDir();
-    const first = await openArchive(archive, { cacheDir });
-    await first.close();
-    const extracted = readdirSync(join(cacheDir, 'archives'));
-    expect(extracted).toHaveLength(1);
-    const mtime = statSync(join(cacheDir, 'archives', extracted[0]!)).mtimeMs;
-    const second = await openArchive(archive, { cacheDir });
-    await second.close();
-    expect(statSync(join(cacheDir, 'archives', extracted[0]!)).mtimeMs).toBe(mtime);
-  });
-
-  it('opens the database read-only', async () => {
-    const b = await openArchive(archive, { cacheDir: tempDir() });
+    const b = await openArchive(synthetic.file, { cacheDir });
+    const cached = join(cacheDir, 'archives', cachedFiles(cacheDir)[0]!);
+    const before = sha256(readFileSync(cached));
     await expect(b.db.all({ sql: 'DELETE FROM db_dbnode RETURNING id', params: [] })).rejects.toThrow(
       /readonly|read-only|query_only/i,
     );
+    await expect(b.db.all({ sql: 'CREATE INDEX i ON db_dbnode (node_type)', params: [] })).rejects.toThrow();
+    await b.close();
+    expect(sha256(readFileSync(cached))).toBe(before);
+    expect(before).toBe(sha256(synthetic.entries['db.sqlite3'] as Buffer));
+  });
+
+  it('serves 200 concurrent file reads interleaved with queries', async () => {
+    const b = await openArchive(synthetic.file, { cacheDir: tempDir() });
+    const keys = [...synthetic.objects.keys()];
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const key = keys[i % keys.length]!;
+        const [object, rows] = await Promise.all([
+          b.repository.get(key),
+          b.db.all({
+            sql: 'SELECT id FROM db_dbnode WHERE repository_metadata LIKE ?',
+            params: [`%${key}%`],
+          }),
+        ]);
+        const data = await readAll(await object!.stream());
+        return sha256(data) === key && data.length === object!.size && rows.length === 1;
+      }),
+    );
+    expect(results.filter((ok) => !ok)).toEqual([]);
     await b.close();
   });
 
-  it('serves many concurrent file reads and queries', async () => {
-    const b = await openArchive(archive, { cacheDir: tempDir() });
-    const rows = await b.db.all({
-      sql: 'SELECT repository_metadata AS r FROM db_dbnode WHERE repository_metadata LIKE \'%"k"%\' LIMIT 20',
-      params: [],
-    });
-    const keys = rows.flatMap((r) =>
-      [...(r.r as string).matchAll(/"k": ?"([0-9a-f]{64})"/g)].map((m) => m[1]!),
-    );
-    expect(keys.length).toBeGreaterThan(5);
-    const reads = Array.from({ length: 200 }, async (_, i) => {
-      const object = await b.repository.get(keys[i % keys.length]!);
-      const chunks: Buffer[] = [];
-      for await (const chunk of await object!.stream()) chunks.push(chunk as Buffer);
-      await b.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] });
-      return Buffer.concat(chunks).length === object!.size;
-    });
-    expect((await Promise.all(reads)).every(Boolean)).toBe(true);
-    expect(await b.repository.get('0'.repeat(64))).toBeUndefined();
+  it('lets a stream opened before close() finish, and refuses new ones after', async () => {
+    const b = await openArchive(synthetic.file, { cacheDir: tempDir() });
+    const [key, content] = [...synthetic.objects].find(([, c]) => c.length > 100_000)!;
+    const object = (await b.repository.get(key))!;
+    const stream = await object.stream();
     await b.close();
-    expect(readFileSync(archive).length).toBeGreaterThan(0);
+    expect((await readAll(stream)).equals(content)).toBe(true);
+    await expect(object.stream()).rejects.toThrow(/closed/);
+  });
+});
+
+describe('the extraction cache', () => {
+  it('extracts the database once and reuses it on later opens', async () => {
+    const { file } = await syntheticArchive(5);
+    const cacheDir = tempDir();
+    const before = extractionCount();
+    await (await openArchive(file, { cacheDir })).close();
+    expect(extractionCount()).toBe(before + 1);
+    const [name] = cachedFiles(cacheDir);
+    const first = statSync(join(cacheDir, 'archives', name!));
+
+    await (await openArchive(file, { cacheDir })).close();
+    expect(extractionCount()).toBe(before + 1);
+    expect(cachedFiles(cacheDir)).toEqual([name]);
+    const second = statSync(join(cacheDir, 'archives', name!));
+    expect([second.ino, second.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
+  });
+
+  it('extracts once when one archive is opened several times at once, leaving no temporary files', async () => {
+    const { file } = await syntheticArchive(5);
+    const cacheDir = tempDir();
+    const before = extractionCount();
+    const backends = await Promise.all([1, 2, 3].map(() => openArchive(file, { cacheDir })));
+    await Promise.all(backends.map((b) => b.close()));
+    expect(extractionCount()).toBe(before + 1);
+    expect(cachedFiles(cacheDir)).toHaveLength(1);
+    expect(cachedFiles(cacheDir)[0]).toMatch(/^synthetic-[0-9a-f]{32}\.sqlite3$/);
+  });
+
+  it('extracts again when the archive changes, and when the cached copy is damaged', async () => {
+    const a = await syntheticArchive(5);
+    const cacheDir = tempDir();
+    await (await openArchive(a.file, { cacheDir })).close();
+    const b = await syntheticArchive(6);
+    copyFileSync(b.file, a.file);
+    const reopened = await openArchive(a.file, { cacheDir });
+    expect(await reopened.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
+      { n: 6 },
+    ]);
+    await reopened.close();
+    expect(cachedFiles(cacheDir)).toHaveLength(2);
+
+    // A copy cut short (say by a full disk outside Quarry's control) is not trusted.
+    for (const name of cachedFiles(cacheDir)) truncateSync(join(cacheDir, 'archives', name), 100);
+    const before = extractionCount();
+    const again = await openArchive(a.file, { cacheDir });
+    expect(await again.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
+      { n: 6 },
+    ]);
+    await again.close();
+    expect(extractionCount()).toBe(before + 1);
+  });
+
+  it('says what to do when the cache folder cannot be written', async () => {
+    const { file } = await syntheticArchive(2);
+    const notAFolder = join(tempDir(), 'file');
+    writeFileSync(notAFolder, '');
+    await expect(openArchive(file, { cacheDir: notAFolder })).rejects.toThrow(/QUARRY_CACHE_DIR/);
+  });
+
+  it('lives in QUARRY_CACHE_DIR, else $XDG_CACHE_HOME/quarry, else ~/.cache/quarry', () => {
+    expect(defaultCacheDir({ QUARRY_CACHE_DIR: '/q', XDG_CACHE_HOME: '/x' })).toBe('/q');
+    expect(defaultCacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'quarry'));
+    expect(defaultCacheDir({})).toBe(join(homedir(), '.cache', 'quarry'));
+  });
+});
+
+describe('archives Quarry cannot serve', () => {
+  it('refuses each with one line that says what is wrong and what to do', async () => {
+    const dir = tempDir();
+    const junk = join(dir, 'junk.aiida');
+    writeFileSync(junk, randomBytes(5000));
+    expect(await refusal(junk)).toMatch(/not a zip file/);
+
+    const { file } = await syntheticArchive(20);
+    const cut = join(dir, 'cut.aiida');
+    copyFileSync(file, cut);
+    truncateSync(cut, Math.floor(statSync(file).size / 2));
+    expect(await refusal(cut)).toMatch(/truncated zip.*copy or download/);
+
+    const legacy = await zipOf({ 'metadata.json': '{"export_version": "0.9"}', 'data.json': '{}' });
+    expect(await refusal(legacy)).toMatch(/0\.9.*verdi archive migrate/);
+
+    const tarGz = join(dir, 'old.aiida');
+    writeFileSync(tarGz, gzipSync(Buffer.alloc(2048)));
+    expect(await refusal(tarGz)).toMatch(/tar or gzip.*verdi archive migrate/);
+
+    const noDb = await zipOf({ 'metadata.json': '{"export_version": "main_0001"}', 'repo/': '' });
+    expect(await refusal(noDb)).toMatch(/no db\.sqlite3/);
+
+    expect(await refusal(await zipOf({ 'readme.txt': 'hello' }))).toMatch(/no metadata\.json/);
+    expect(await refusal(await zipOf({ 'metadata.json': '{"export_' }))).toMatch(
+      /metadata\.json cannot be read/,
+    );
+    expect(await refusal(await zipOf({ 'metadata.json': '{}' }))).toMatch(/no export_version/);
+    expect(await refusal(await zipOf({ 'metadata.json': '{"export_version": "main_0042"}' }))).toMatch(
+      /newer than Quarry reads/,
+    );
+    expect(await refusal(await zipOf({ 'metadata.json': '{"export_version": "2.5"}' }))).toMatch(
+      /unknown export version/,
+    );
+
+    const notADatabase = await zipOf({
+      'metadata.json': '{"export_version": "main_0001"}',
+      'db.sqlite3': 'this is not SQLite',
+    });
+    expect(await refusal(notADatabase)).toMatch(/database cannot be read/);
+
+    expect(await refusal(join(dir, 'missing.aiida'))).toMatch(/no such file/);
+    expect(await refusal(dir)).toMatch(/is a folder/);
   });
 });

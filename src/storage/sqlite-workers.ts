@@ -98,10 +98,14 @@ export class SqliteWorkerPool implements Database {
   }
 
   private ready(worker: Worker): Promise<void> {
+    // Referenced while starting: with only unreferenced workers to wait for, a caller awaiting open() (a
+    // script, `quarry inspect`) would see the process exit silently with status 0.
+    worker.ref();
     return new Promise((resolve, reject) => {
       const onMessage = (m: { ready?: boolean }) => m.ready && (cleanup(), resolve());
       const onError = (e: Error) => (cleanup(), reject(e));
       const cleanup = () => {
+        worker.unref();
         worker.off('message', onMessage);
         worker.off('error', onError);
       };
@@ -128,6 +132,7 @@ export class SqliteWorkerPool implements Database {
   }
 
   private release(slot: Slot) {
+    slot.worker.unref();
     clearTimeout(slot.timer);
     slot.task = undefined;
     slot.timer = undefined;
@@ -139,6 +144,8 @@ export class SqliteWorkerPool implements Database {
       if (slot.task || this.queue.length === 0) continue;
       const task = this.queue.shift() as Task;
       slot.task = task;
+      // A worker with work keeps the process alive, like any pending I/O; an idle one does not.
+      slot.worker.ref();
       slot.worker.postMessage(task.statement);
       slot.timer = setTimeout(() => this.expire(slot), this.timeoutMs);
     }

@@ -1,23 +1,32 @@
 /**
  * The `.aiida` archive backend: `metadata.json` and `db.sqlite3` inside a zip, repository files as
- * `repo/<sha256>`. The database is extracted once into the cache and opened read-only; files are read from
- * the zip on demand.
+ * `repo/<sha256>`. The database is extracted once into the cache and opened read-only; repository files are
+ * read from the zip on demand, never unpacked.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
 import { SqliteWorkerPool } from '../sqlite-workers.js';
-import { StorageOpenError, type Repository, type RepositoryObject, type StorageBackend } from '../types.js';
-import { openEntry, openZip, readEntry, type ZipIndex } from './zip.js';
+import {
+  StorageOpenError,
+  type Database,
+  type Repository,
+  type RepositoryObject,
+  type StorageBackend,
+} from '../types.js';
+import { extractDatabase } from './extract.js';
+import { oneLine, openZip, type ZipArchive } from './zip.js';
 
-/** Export versions whose database is the SQLite schema we read; `1.0` was a pre-release label of main_0000. */
-const SUPPORTED_VERSIONS = new Set(['main_0000', 'main_0001', '1.0']);
+/**
+ * Export versions whose db.sqlite3 has the schema Quarry reads. `1.0` is the pre-release label of
+ * main_0000; main_0000a and main_0000b are the steps between main_0000 and main_0001 (nullability only).
+ */
+const SUPPORTED_VERSIONS = new Set(['1.0', 'main_0000', 'main_0000a', 'main_0000b', 'main_0001']);
+/** metadata.json is a few kB; anything huge is not one, and must not be read into memory. */
+const MAX_METADATA_BYTES = 16 << 20;
 
 export interface OpenArchiveOptions {
+  /** Where the extracted database goes; default: see defaultCacheDir(). */
   cacheDir?: string;
   /** Worker threads running queries (default 2). */
   workers?: number;
@@ -26,101 +35,104 @@ export interface OpenArchiveOptions {
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
-  const index = await openZip(file);
+  const zip = await openZip(file);
+  let db: Database | undefined;
   try {
-    const metadata = await readMetadata(file, index);
-    const dbEntry = index.entries.get('db.sqlite3');
-    if (!dbEntry) {
+    const metadata = await readMetadata(zip);
+    if (!zip.get('db.sqlite3')) {
       throw new StorageOpenError(
-        `${file} has no db.sqlite3: it is not an AiiDA 2.x archive; migrate it with 'verdi archive migrate'`,
+        `${file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
       );
     }
-    const dbFile = await extractOnce(file, index, options.cacheDir ?? defaultCacheDir());
-    const db = await SqliteWorkerPool.open(dbFile, {
-      size: options.workers,
-      timeoutMs: options.queryTimeoutMs,
-    });
-    const name = basename(file).replace(/\.aiida$/, '');
-    return {
-      name,
-      kind: 'archive',
-      aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
-      db,
-      repository: zipRepository(index),
-      async close() {
-        await db.close();
-        index.zip.close();
-      },
-    };
+    const dbFile = await extractDatabase(zip, options.cacheDir ?? defaultCacheDir());
+    try {
+      db = await SqliteWorkerPool.open(dbFile, { size: options.workers, timeoutMs: options.queryTimeoutMs });
+    } catch (error) {
+      throw new StorageOpenError(
+        `${file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
+      );
+    }
+    return archiveBackend(file, metadata, db, zip);
   } catch (error) {
-    index.zip.close();
+    await db?.close();
+    zip.close();
     throw error;
   }
 }
 
-async function readMetadata(file: string, index: ZipIndex): Promise<Record<string, unknown>> {
-  const entry = index.entries.get('metadata.json');
-  if (!entry) throw new StorageOpenError(`${file} has no metadata.json: it is not an AiiDA archive`);
+function archiveBackend(
+  file: string,
+  metadata: Record<string, unknown>,
+  db: Database,
+  zip: ZipArchive,
+): StorageBackend {
+  let closed = false;
+  return {
+    name: basename(file).replace(/\.aiida$/, ''),
+    kind: 'archive',
+    aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
+    db,
+    repository: zipRepository(zip),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.close();
+      // Streams still being read keep the file open until they end (yauzl counts references).
+      zip.close();
+    },
+  };
+}
+
+async function readMetadata(zip: ZipArchive): Promise<Record<string, unknown>> {
+  const file = zip.file;
+  const entry = zip.get('metadata.json');
+  if (!entry) {
+    throw new StorageOpenError(
+      `${file} has no metadata.json, so it is not an AiiDA archive; create one with 'verdi archive create'`,
+    );
+  }
   let metadata: unknown;
   try {
-    metadata = JSON.parse((await readEntry(index.zip, entry)).toString('utf8'));
+    if (entry.size > MAX_METADATA_BYTES) throw new Error(`it is ${entry.size} bytes`);
+    metadata = JSON.parse((await zip.read('metadata.json')).toString('utf8'));
   } catch (error) {
-    throw new StorageOpenError(`${file}: metadata.json cannot be read (${(error as Error).message})`);
+    throw new StorageOpenError(
+      `${file}: metadata.json cannot be read (${oneLine((error as Error).message)}); the archive is damaged: copy or export it again`,
+    );
   }
-  const version = (metadata as { export_version?: unknown })?.export_version;
-  if (typeof version !== 'string' || !SUPPORTED_VERSIONS.has(version)) {
-    const shown = typeof version === 'string' ? version : 'missing';
-    const hint = /^0\./.test(shown)
-      ? `it is an old JSON-based archive: convert it with 'verdi archive migrate ${basename(file)} new.aiida'`
-      : 'Quarry reads export versions main_0000 and main_0001';
-    throw new StorageOpenError(`${file} has export version ${shown}; ${hint}`);
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw new StorageOpenError(`${file}: metadata.json is not a JSON object; the archive is damaged`);
   }
-  return metadata as Record<string, unknown>;
+  const version = (metadata as { export_version?: unknown }).export_version;
+  if (typeof version === 'string' && SUPPORTED_VERSIONS.has(version)) {
+    return metadata as Record<string, unknown>;
+  }
+  throw new StorageOpenError(versionProblem(file, version));
 }
 
-/**
- * Extract db.sqlite3 into `<cacheDir>/archives/<identity>.sqlite3` unless it is already there. The identity
- * covers the archive's size, mtime and central directory, so an edited archive gets a fresh copy. Written
- * to a temporary name and renamed, so a crash or a concurrent start never sees half a file.
- */
-async function extractOnce(file: string, index: ZipIndex, cacheDir: string): Promise<string> {
-  const info = await stat(file);
-  const identity = createHash('sha256')
-    .update(`${info.size}\0${info.mtimeMs}\0${index.fingerprint}`)
-    .digest('hex')
-    .slice(0, 32);
-  const dir = join(cacheDir, 'archives');
-  const target = join(dir, `${identity}.sqlite3`);
-  if (await exists(target)) return target;
-  await mkdir(dir, { recursive: true });
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    const stream = await openEntry(index.zip, index.entries.get('db.sqlite3')!);
-    await pipeline(stream, createWriteStream(temp));
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new StorageOpenError(`${file}: db.sqlite3 cannot be extracted (${(error as Error).message})`);
+function versionProblem(file: string, version: unknown): string {
+  if (version === undefined) {
+    return `${file}: metadata.json has no export_version, so this is not an archive Quarry can read`;
   }
-  return target;
+  const shown = JSON.stringify(version);
+  if (typeof version === 'string' && /^0\.\d+$/.test(version)) {
+    return `${file} has export version ${shown}, the JSON-based format of AiiDA 1.x; convert it with 'verdi archive migrate ${file} new.aiida' (AiiDA 2.x) and serve new.aiida`;
+  }
+  if (typeof version === 'string' && /^main_\d{4}/.test(version)) {
+    return `${file} has export version ${shown}, newer than Quarry reads (main_0000 to main_0001); use a newer Quarry`;
+  }
+  return `${file} has an unknown export version ${shown}; Quarry reads main_0000 to main_0001 (convert older archives with 'verdi archive migrate')`;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function zipRepository(index: ZipIndex): Repository {
+function zipRepository(zip: ZipArchive): Repository {
   return {
     async get(key: string): Promise<RepositoryObject | undefined> {
-      const entry = index.entries.get(`repo/${key}`);
+      const name = `repo/${key}`;
+      const entry = zip.get(name);
       if (!entry) return undefined;
-      return { size: entry.uncompressedSize, stream: (): Promise<Readable> => openEntry(index.zip, entry) };
+      return { size: entry.size, stream: (): Promise<Readable> => zip.openStream(name) };
     },
+    // The zip belongs to the backend, which closes it after the database.
     async close() {},
   };
 }

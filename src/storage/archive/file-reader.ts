@@ -8,10 +8,12 @@
  * identifies the archive's content for the extraction cache.
  *
  * Entry data is read with positioned reads (`pread`), so any number of streams can share the descriptor.
+ * Not fs.createReadStream: destroying one of those closes its descriptor even with `autoClose: false`,
+ * and yauzl destroys streams; here only yauzl's reference count closes the descriptor.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { close, createReadStream, read } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { close, read } from 'node:fs';
+import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 
 const BLOCK = 1 << 20;
@@ -39,7 +41,13 @@ export class FileReader extends yauzl.RandomAccessReader {
     return this.hash.digest('hex');
   }
 
-  override read(buffer: Buffer, offset: number, length: number, position: number, callback: ReadCallback): void {
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: ReadCallback,
+  ): void {
     if (!this.indexing) {
       read(this.fd, buffer, offset, length, position, (err, bytesRead) => callback(err, bytesRead));
       return;
@@ -64,11 +72,38 @@ export class FileReader extends yauzl.RandomAccessReader {
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
-    // autoClose: false because the descriptor is shared; yauzl's reference count decides when to close it.
-    return createReadStream('', { fd: this.fd, start, end: end - 1, autoClose: false });
+    return new RangeStream(this.fd, start, end);
   }
 
   override close(callback: (err: Error | null) => void): void {
     close(this.fd, callback);
+  }
+}
+
+/** Bytes [start, end) of the file, read on demand. */
+class RangeStream extends Readable {
+  constructor(
+    private readonly fd: number,
+    private position: number,
+    private readonly end: number,
+  ) {
+    super({ highWaterMark: 1 << 16 });
+  }
+
+  override _read(size: number): void {
+    const length = Math.min(size, this.end - this.position);
+    if (length <= 0) {
+      this.push(null);
+      return;
+    }
+    const buffer = Buffer.allocUnsafe(length);
+    read(this.fd, buffer, 0, length, this.position, (err, bytesRead) => {
+      if (this.destroyed) return;
+      if (err) return void this.destroy(err);
+      // A short file ends the stream early; yauzl's byte count turns that into an error.
+      if (bytesRead === 0) return void this.push(null);
+      this.position += bytesRead;
+      this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
+    });
   }
 }

@@ -1,68 +1,197 @@
-/** Random access into a zip through its central directory (yauzl), with one-line errors for bad files. */
-import { createHash } from 'node:crypto';
+/**
+ * Random access into a zip through its central directory (yauzl), indexed once at open.
+ *
+ * The index keeps four numbers per entry in typed arrays instead of yauzl's Entry objects (about 1 kB each):
+ * an archive with millions of repository files must not need gigabytes of memory just to be opened.
+ */
+import { close, fstat, open, read } from 'node:fs';
+import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { StorageOpenError } from '../types.js';
+import { FileReader } from './file-reader.js';
 
-export interface ZipIndex {
-  zip: yauzl.ZipFile;
-  entries: Map<string, yauzl.Entry>;
-  /** A hash of every entry's name, size, CRC and offset: changes whenever the archive's content does. */
-  fingerprint: string;
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const readFd = promisify(read);
+const closeFd = promisify(close);
+
+const STORED = 0;
+const DEFLATED = 8;
+const ENCRYPTED_FLAG = 0x1;
+
+export interface ZipEntry {
+  readonly name: string;
+  readonly size: number;
 }
 
-export async function openZip(file: string): Promise<ZipIndex> {
+export interface ZipArchive {
+  readonly file: string;
+  readonly entryCount: number;
+  /** A hash of the central directory and its end record: changes whenever the content does. */
+  readonly fingerprint: string;
+  get(name: string): ZipEntry | undefined;
+  /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
+  openStream(name: string): Promise<Readable>;
+  read(name: string): Promise<Buffer>;
+  close(): void;
+}
+
+export async function openZip(file: string): Promise<ZipArchive> {
+  // A plain descriptor, not a FileHandle: Node closes a FileHandle it garbage-collects, and this descriptor
+  // outlives every handle object (yauzl closes it through FileReader.close()).
+  let fd: number;
+  try {
+    fd = await openFd(file, 'r');
+  } catch (error) {
+    throw new StorageOpenError(zipProblem(file, error));
+  }
+  let size: number;
+  let head: Buffer;
+  try {
+    const info = await fstatFd(fd);
+    if (info.isDirectory()) throw Object.assign(new Error('is a folder'), { code: 'EISDIR' });
+    size = info.size;
+    head = Buffer.alloc(Math.min(size, 512));
+    await readFd(fd, head, 0, head.length, 0);
+  } catch (error) {
+    await closeFd(fd);
+    throw new StorageOpenError(zipProblem(file, error));
+  }
+  const reader = new FileReader(fd, size);
   let zip: yauzl.ZipFile;
   try {
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, z) =>
-        err ? reject(err) : resolve(z),
+      yauzl.fromRandomAccessReader(
+        reader,
+        size,
+        { lazyEntries: true, autoClose: false, validateEntrySizes: true },
+        (err, z) => (err ? reject(err) : resolve(z)),
       ),
     );
   } catch (error) {
-    throw new StorageOpenError(zipProblem(file, error));
+    await closeFd(fd);
+    throw new StorageOpenError(zipProblem(file, error, head));
   }
-  const entries = new Map<string, yauzl.Entry>();
-  const hash = createHash('sha256');
   try {
-    await new Promise<void>((resolve, reject) => {
-      zip.on('entry', (entry: yauzl.Entry) => {
-        entries.set(entry.fileName, entry);
-        hash.update(
-          `${entry.fileName}\0${entry.uncompressedSize}\0${entry.crc32}\0${entry.relativeOffsetOfLocalHeader}\n`,
-        );
-        zip.readEntry();
-      });
-      zip.once('end', resolve);
-      zip.once('error', reject);
-      zip.readEntry();
-    });
+    return await indexEntries(file, zip, reader);
   } catch (error) {
     zip.close();
-    throw new StorageOpenError(zipProblem(file, error));
+    throw new StorageOpenError(zipProblem(file, error, head));
   }
-  return { zip, entries, fingerprint: hash.digest('hex') };
 }
 
-function zipProblem(file: string, error: unknown): string {
-  const detail = error instanceof Error ? error.message : String(error);
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `${file}: no such file`;
-  if ((error as NodeJS.ErrnoException).code === 'EISDIR')
-    return `${file} is a folder, not an .aiida archive file`;
+async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader): Promise<ZipArchive> {
+  const count = zip.entryCount;
+  const positions = new Map<string, number>();
+  const localHeader = new Float64Array(count);
+  const compressedSize = new Float64Array(count);
+  const uncompressedSize = new Float64Array(count);
+  const method = new Uint16Array(count);
+  const encrypted = new Uint8Array(count);
+  await new Promise<void>((resolve, reject) => {
+    let i = 0;
+    zip.on('entry', (entry: yauzl.Entry) => {
+      // Folder entries (`repo/`) hold nothing; leaving them out keeps `repo/` + '' from finding one.
+      if (!entry.fileName.endsWith('/') && i < count) {
+        positions.set(entry.fileName, i);
+        localHeader[i] = entry.relativeOffsetOfLocalHeader;
+        compressedSize[i] = entry.compressedSize;
+        uncompressedSize[i] = entry.uncompressedSize;
+        method[i] = entry.compressionMethod;
+        encrypted[i] = entry.generalPurposeBitFlag & ENCRYPTED_FLAG;
+        i += 1;
+      }
+      zip.readEntry();
+    });
+    zip.once('end', resolve);
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+  reader.indexing = false;
+  const fingerprint = reader.fingerprint();
+
+  const openAt = (name: string, i: number): Promise<Readable> =>
+    new Promise((resolve, reject) => {
+      if (!zip.isOpen) return reject(new Error(`${file} is closed`));
+      if (encrypted[i]) return reject(new Error(`${name} is encrypted in ${file}`));
+      const m = method[i]!;
+      if (m !== STORED && m !== DEFLATED) {
+        return reject(new Error(`${name} uses zip compression method ${m}, which Quarry cannot read`));
+      }
+      // readLocalFileHeader needs only these two fields. openReadStreamLowLevel is called inside its
+      // callback, while yauzl still holds a reference on the descriptor, so a concurrent close() cannot
+      // release the descriptor between the two steps.
+      const entry = Object.assign(new yauzl.Entry(), {
+        relativeOffsetOfLocalHeader: localHeader[i]!,
+        compressedSize: compressedSize[i]!,
+      });
+      zip.readLocalFileHeader(entry, { minimal: true }, (err, header) => {
+        if (err) return reject(err);
+        zip.openReadStreamLowLevel(
+          header.fileDataStart,
+          compressedSize[i]!,
+          0,
+          compressedSize[i]!,
+          m === DEFLATED,
+          uncompressedSize[i]!,
+          (err2, stream) => (err2 ? reject(err2) : resolve(stream)),
+        );
+      });
+    });
+
+  const archive: ZipArchive = {
+    file,
+    entryCount: positions.size,
+    fingerprint,
+    get(name) {
+      const i = positions.get(name);
+      return i === undefined ? undefined : { name, size: uncompressedSize[i]! };
+    },
+    openStream(name) {
+      const i = positions.get(name);
+      if (i === undefined) return Promise.reject(new Error(`${file} has no entry ${name}`));
+      return openAt(name, i);
+    },
+    async read(name) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await archive.openStream(name)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+    close() {
+      zip.close();
+    },
+  };
+  return archive;
+}
+
+/** One line for a zip that cannot be opened, saying what the file is and what to do. */
+function zipProblem(file: string, error: unknown, head?: Buffer): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return `${file}: no such file`;
+  if (code === 'EISDIR') return `${file} is a folder, not an .aiida archive file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${file} cannot be read (permission denied)`;
+  const detail = oneLine(error instanceof Error ? error.message : String(error));
+  if (head && isTar(head)) {
+    return `${file} is a tar or gzip file, not a zip; if it is an AiiDA 1.x export, convert it with 'verdi archive migrate ${file} new.aiida' (AiiDA 2.x) and serve new.aiida`;
+  }
   if (/end of central directory record signature not found/i.test(detail)) {
-    return `${file} is not a zip file (or it is truncated); an .aiida archive is a zip made by 'verdi archive create'`;
+    if (head?.subarray(0, 4).equals(ZIP_MAGIC)) {
+      return `${file} is a truncated zip (its central directory is missing); copy or download the archive again`;
+    }
+    return `${file} is not a zip file; an .aiida archive is the zip written by 'verdi archive create'`;
   }
-  return `${file} is a damaged zip (${detail}); re-download or re-export the archive`;
+  return `${file} is a damaged zip (${detail}); copy or export the archive again`;
 }
 
-export function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
-  return new Promise((resolve, reject) =>
-    zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
-  );
+const ZIP_MAGIC = Buffer.from('PK\x03\x04', 'latin1');
+
+function isTar(head: Buffer): boolean {
+  const gzip = head[0] === 0x1f && head[1] === 0x8b;
+  const ustar = head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+  return gzip || ustar;
 }
 
-export async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await openEntry(zip, entry)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -1,0 +1,131 @@
+/**
+ * The archive backend on the real archives of ../shared/conformance/data: every archive opens, its database
+ * is the archive's own, and every file the database refers to is served with the content its key names.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import yauzl from 'yauzl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive, type StorageBackend } from '../src/storage/index.js';
+import { readAll, sha256, tempDir } from './storage-fixtures.js';
+
+const dataDir = join(
+  process.env.QUARRY_CONFORMANCE_DIR ?? fileURLToPath(new URL('../../shared/conformance', import.meta.url)),
+  'data',
+);
+const archives = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => f.endsWith('.aiida')) : [];
+
+/** db.sqlite3 read with plain yauzl, independently of the backend's own zip code. */
+async function databaseOf(file: string): Promise<Buffer> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: false });
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName === 'db.sqlite3') return await readAll(await zip.openReadStreamPromise(entry));
+    }
+  } finally {
+    zip.close();
+  }
+  throw new Error(`${file} has no db.sqlite3`);
+}
+
+/** Every repository key named in the nodes' repository_metadata (a tree of {o: {name: {k | o}}}). */
+function repositoryKeys(metadata: string[]): Set<string> {
+  const keys = new Set<string>();
+  const walk = (value: unknown) => {
+    if (typeof value !== 'object' || value === null) return;
+    const { k, o } = value as { k?: unknown; o?: Record<string, unknown> };
+    if (typeof k === 'string') keys.add(k);
+    for (const child of Object.values(o ?? {})) walk(child);
+  };
+  for (const text of metadata) walk(JSON.parse(text));
+  return keys;
+}
+
+describe.skipIf(archives.length === 0)('conformance archives', () => {
+  describe.each(archives)('%s', (name) => {
+    const file = join(dataDir, name);
+    let backend: StorageBackend;
+    let cacheDir: string;
+    beforeAll(async () => {
+      cacheDir = tempDir();
+      backend = await openArchive(file, { cacheDir });
+    });
+    afterAll(async () => backend?.close());
+
+    it('opens with the archive name and the AiiDA version of its metadata', async () => {
+      expect(backend.name).toBe(name.replace(/\.aiida$/, ''));
+      expect(backend.aiidaVersion).toMatch(/^\d+\.\d+\.\d+/);
+    });
+
+    it('serves the database of the archive, unchanged', async () => {
+      const original = await databaseOf(file);
+      const [cached] = readdirSync(join(cacheDir, 'archives'));
+      expect(sha256(readFileSync(join(cacheDir, 'archives', cached!)))).toBe(sha256(original));
+
+      const direct = join(tempDir(), 'db.sqlite3');
+      writeFileSync(direct, original);
+      const db = new BetterSqlite3(direct, { readonly: true });
+      const expected = db.prepare('SELECT count(*) AS n FROM db_dbnode').get() as { n: number };
+      db.close();
+      const rows = await backend.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] });
+      expect(rows).toEqual([{ n: expected.n }]);
+      expect(expected.n).toBeGreaterThan(0);
+    });
+
+    it('serves every repository file the nodes refer to, with the content its key names', async () => {
+      const rows = await backend.db.all({
+        sql: 'SELECT repository_metadata AS m FROM db_dbnode WHERE repository_metadata IS NOT NULL',
+        params: [],
+      });
+      const keys = repositoryKeys(rows.map((r) => r.m as string));
+      expect(keys.size).toBeGreaterThan(0);
+      for (const key of keys) {
+        const object = await backend.repository.get(key);
+        expect(object, `repo/${key}`).toBeDefined();
+        const data = await readAll(await object!.stream());
+        expect(data.length).toBe(object!.size);
+        expect(sha256(data)).toBe(key);
+      }
+    });
+  });
+
+  describe.skipIf(!archives.includes('rich.aiida'))('rich.aiida', () => {
+    it('holds as many nodes as its summary says, and answers 200 parallel reads and queries', async () => {
+      const summary = readFileSync(join(dataDir, 'rich-summary.txt'), 'utf8');
+      const total = Number(/^total nodes (\d+)$/m.exec(summary)?.[1]);
+      const backend = await openArchive(join(dataDir, 'rich.aiida'), { cacheDir: tempDir() });
+      try {
+        const [{ n }] = (await backend.db.all({
+          sql: 'SELECT count(*) AS n FROM db_dbnode',
+          params: [],
+        })) as [{ n: number }];
+        expect(n).toBe(total);
+        const rows = await backend.db.all({
+          sql: 'SELECT id, repository_metadata AS m FROM db_dbnode WHERE repository_metadata LIKE ?',
+          params: ['%"k"%'],
+        });
+        const keys = [...repositoryKeys(rows.map((r) => r.m as string))];
+        expect(keys.length).toBeGreaterThan(100);
+        const results = await Promise.all(
+          Array.from({ length: 200 }, async (_, i) => {
+            const key = keys[(i * 37) % keys.length]!;
+            const [object, nodes] = await Promise.all([
+              backend.repository.get(key),
+              backend.db.all({
+                sql: 'SELECT id FROM db_dbnode WHERE id = ?',
+                params: [rows[i % rows.length]!.id],
+              }),
+            ]);
+            const data = await readAll(await object!.stream());
+            return sha256(data) === key && nodes.length === 1;
+          }),
+        );
+        expect(results.filter((ok) => !ok)).toEqual([]);
+      } finally {
+        await backend.close();
+      }
+    });
+  });
+});
