@@ -1,21 +1,6 @@
 /** URL pieces as the reference reports them in every answer's envelope. */
 import type { FastifyRequest } from 'fastify';
-
-/** Python's urllib.parse.unquote: UTF-8 percent-decoding that leaves malformed escapes as they are. */
-export function unquote(text: string): string {
-  if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
-  }
-}
+import { unquote } from '../querystring/index.js';
 
 /** Percent-encode what a URL may not carry raw (quotes, `|`, spaces), as Werkzeug writes request URLs. */
 export function quoteUrlPart(text: string, safe: string): string {
