@@ -46,11 +46,40 @@ export interface TypeCount {
 
 export async function typeCounts(db: Database, userId?: number): Promise<TypeCount[]> {
   const { where, params } = userClause(db, userId);
-  const rows = await db.all({
-    sql:
-      `SELECT node_type AS t, coalesce(process_type, '') AS p, count(*) AS n FROM db_dbnode ${where} ` +
-      `GROUP BY node_type, coalesce(process_type, '') ORDER BY node_type, p`,
+  const and = where ? `${where} AND` : 'WHERE';
+  // Two index-friendly passes instead of one GROUP BY over both columns (which scans the table): totals per
+  // node_type from its index, and the rows that have a process type, grouped from the process_type index.
+  const totals = await db.all({
+    sql: `SELECT node_type AS t, count(*) AS n FROM db_dbnode ${where} GROUP BY node_type`,
     params,
   });
-  return rows.map((r) => ({ nodeType: String(r.t), processType: String(r.p), count: Number(r.n) }));
+  const withProcess = await db.all({
+    sql:
+      `SELECT process_type AS p, node_type AS t, count(*) AS n FROM db_dbnode ${and} process_type IS NOT NULL ` +
+      'GROUP BY process_type, node_type',
+    params,
+  });
+  // '' and NULL both mean "no process type", as in aiida.
+  const counts = new Map<string, Map<string, number>>();
+  const add = (t: string, p: string, n: number) => {
+    const byProcess = counts.get(t) ?? new Map<string, number>();
+    byProcess.set(p, (byProcess.get(p) ?? 0) + n);
+    counts.set(t, byProcess);
+  };
+  const typed = new Map<string, number>();
+  for (const r of withProcess) {
+    add(String(r.t), String(r.p), Number(r.n));
+    typed.set(String(r.t), (typed.get(String(r.t)) ?? 0) + Number(r.n));
+  }
+  for (const r of totals) {
+    const rest = Number(r.n) - (typed.get(String(r.t)) ?? 0);
+    if (rest > 0) add(String(r.t), '', rest);
+  }
+  const out: TypeCount[] = [];
+  for (const [nodeType, byProcess] of counts) {
+    for (const [processType, count] of byProcess) out.push({ nodeType, processType, count });
+  }
+  return out.sort((a, b) =>
+    a.nodeType === b.nodeType ? (a.processType < b.processType ? -1 : 1) : a.nodeType < b.nodeType ? -1 : 1,
+  );
 }

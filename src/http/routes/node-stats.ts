@@ -5,6 +5,7 @@ import { creationStatistics, typeCounts } from '../../query/aggregates.js';
 import type { QsFilter } from '../../querystring/types.js';
 import { badRequest, inputError, notImplemented } from '../../rest/errors.js';
 import { nodeNamespace } from '../../rest/namespace.js';
+import { summary } from '../../rest/summary-cache.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
@@ -24,7 +25,8 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
   const base = `${ctx.prefix}/nodes`;
   app.get(`${base}/statistics`, async (request, reply) => {
     const { url, qs, backend } = parseRequest(ctx, request);
-    const data = await creationStatistics(backend.db, userFilter(qs.filters));
+    const user = userFilter(qs.filters);
+    const data = await summary(backend, `statistics:${user}`, () => creationStatistics(backend.db, user));
     return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, null));
   });
   for (const [path, counted] of [
@@ -34,7 +36,8 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
     app.get(`${base}/${path}`, async (request, reply) => {
       const { url, qs, backend } = parseRequest(ctx, request);
       const user = counted ? userFilter(qs.filters) : undefined;
-      const data = nodeNamespace(await typeCounts(backend.db, user), counted);
+      const types = await summary(backend, `types:${user}`, () => typeCounts(backend.db, user));
+      const data = nodeNamespace(types, counted);
       return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, null));
     });
   }
