@@ -43,7 +43,9 @@ function fixture(): Database {
   return {
     dialect: 'sqlite',
     all: async (s) => ro.prepare(s.sql).all(...s.params) as never,
-    close: async () => ro.close(),
+    close: async () => {
+      ro.close();
+    },
   };
 }
 
