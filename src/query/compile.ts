@@ -2,13 +2,13 @@
 import {
   QueryValidationError,
   type FieldRef,
-  type FilterNode,
   type Projection,
   type QueryDict,
   type Vertex,
 } from './model.js';
 import type { Expr, Join, Select, WalkCte } from './sql-ast.js';
-import { isNullable, SCHEMA, type ColumnType, type EntityKind } from './schema.js';
+import { SCHEMA, type ColumnType, type EntityKind } from './schema.js';
+import { andOf, col, columnsOf, eq, filterExpr, typeOf, type TagInfo } from './conditions.js';
 
 /** Provenance walks follow data flow only, as aiida's recursive joins do. */
 const WALK_LINK_TYPES = ['create', 'input_calc'];
@@ -27,13 +27,6 @@ export interface CompiledSelect {
   count: Select | { wrap: Select };
   decoders: Decoder[];
 }
-
-interface TagInfo {
-  alias: string;
-  kind: EntityKind | 'walk';
-}
-
-const WALK_COLUMNS: Record<string, ColumnType> = { ancestor_id: 'int', descendant_id: 'int', depth: 'int' };
 
 export function compile(q: QueryDict): CompiledSelect {
   const tags = new Map<string, TagInfo>();
@@ -109,16 +102,6 @@ const isAggregate = (d: Decoder) => d.columns.some((c) => c.as.startsWith('a'));
 function info0Table(vertex: Vertex): string {
   return SCHEMA[vertex.kind].table;
 }
-
-function columnsOf(kind: EntityKind | 'walk'): Record<string, ColumnType> {
-  return kind === 'walk' ? WALK_COLUMNS : SCHEMA[kind].columns;
-}
-
-function col(alias: string, column: string): Expr {
-  return { t: 'col', alias, column };
-}
-
-const eq = (left: Expr, right: Expr): Expr => ({ t: 'cmp', op: '=', left, right });
 
 function joinVertex(
   q: QueryDict,
@@ -226,10 +209,6 @@ function seedSelect(q: QueryDict, target: Vertex): Select {
   };
 }
 
-function typeOf(field: FieldRef, info: TagInfo): ColumnType {
-  return columnsOf(info.kind)[field.column] as ColumnType;
-}
-
 function fieldExpr(field: FieldRef, info: TagInfo, mode: 'json' | 'value'): Expr {
   if (typeOf(field, info) === 'json')
     return { t: 'json', alias: info.alias, column: field.column, path: field.path, mode };
@@ -270,239 +249,4 @@ function projectionColumns(p: Projection, tag: string, info: TagInfo, columns: S
     outType = p.func === 'count' ? 'int' : outType === 'json' ? 'int' : outType;
   }
   return { tag, key: p.key, columns: [add(expr, outType, p.key, p.func !== undefined)], shape: 'scalar' };
-}
-
-const NUMERIC = ['integer', 'real'];
-const typeIn = (field: FieldRef, info: TagInfo, types: string[]): Expr => ({
-  t: 'in',
-  item: { t: 'json', alias: info.alias, column: field.column, path: field.path, mode: 'type' },
-  values: types.map((value) => ({ t: 'param', value })),
-});
-
-/** The conjunction of conditions, without those known to hold; undefined when nothing is left. */
-function andOf(conditions: Expr[]): Expr | undefined {
-  const rest = conditions.filter((e) => !(e.t === 'const' && e.value === 'TRUE'));
-  if (rest.length === 0) return undefined;
-  return rest.length === 1 ? rest[0] : { t: 'and', items: rest };
-}
-
-export function filterExpr(node: FilterNode, info: TagInfo): Expr {
-  switch (node.kind) {
-    case 'and':
-    case 'or': {
-      // Conditions known to hold drop out of an AND, and make an OR hold.
-      const items = node.items.map((i) => filterExpr(i, info));
-      const holds = (e: Expr) => e.t === 'const' && e.value === 'TRUE';
-      if (node.kind === 'or') {
-        if (items.some(holds)) return { t: 'const', value: 'TRUE' };
-        return items.length === 0 ? { t: 'const', value: 'FALSE' } : { t: 'or', items };
-      }
-      return andOf(items) ?? { t: 'const', value: 'TRUE' };
-    }
-    case 'not':
-      return { t: 'not', item: filterExpr(node.item, info) };
-    case 'cmp':
-      return typeOf(node.field, info) === 'json' ? jsonCondition(node, info) : columnCondition(node, info);
-  }
-}
-
-function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo): Expr {
-  const item = col(info.alias, node.field.column);
-  const type = typeOf(node.field, info);
-  const param = (value: unknown): Expr => ({
-    t: 'param',
-    value: columnValue(value, type, node.field.column),
-  });
-  switch (node.op) {
-    case '==':
-      return node.value === null ? { t: 'isnull', item } : eq(item, param(node.value));
-    case 'in':
-      return (node.value as unknown[]).length === 0
-        ? { t: 'const', value: 'FALSE' }
-        : { t: 'in', item, values: (node.value as unknown[]).map(param) };
-    case 'like':
-    case 'ilike':
-      // `LIKE '%'` matches every non-NULL value (it is the type filter of "all nodes"); said so, the planner
-      // counts from an index instead of testing the pattern on every row.
-      if (node.value === '%') {
-        const nullable = info.kind === 'walk' || isNullable(info.kind, node.field.column);
-        return nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
-      }
-      return {
-        t: 'like',
-        item,
-        pattern: { t: 'param', value: node.value },
-        caseInsensitive: node.op === 'ilike',
-      };
-    case '<':
-    case '<=':
-    case '>':
-    case '>=':
-      return { t: 'cmp', op: node.op, left: item, right: param(node.value) };
-    default:
-      throw new QueryValidationError(
-        `${node.field.column}: "${node.op}" applies to JSON columns and paths only`,
-      );
-  }
-}
-
-/** Datetime columns take Date objects or ISO 8601 strings; other columns take JSON scalars. */
-function columnValue(value: unknown, type: ColumnType, column: string): unknown {
-  if (type === 'datetime' && typeof value === 'string') {
-    const parsed = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
-    if (Number.isNaN(parsed.getTime()))
-      throw new QueryValidationError(`${column}: "${value}" is not a date-time`);
-    return parsed;
-  }
-  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-    throw new QueryValidationError(`${column}: compare with a single value, not ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function jsonCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo): Expr {
-  const { field, value } = node;
-  const at = (mode: 'value' | 'type' | 'length' | 'json', path = field.path): Expr => ({
-    t: 'json',
-    alias: info.alias,
-    column: field.column,
-    path,
-    mode,
-  });
-  const typed = (v: unknown, inner: Expr): Expr => {
-    if (typeof v === 'number') return { t: 'and', items: [typeIn(field, info, NUMERIC), inner] };
-    if (typeof v === 'string') return { t: 'and', items: [typeIn(field, info, ['text']), inner] };
-    if (v instanceof Date) return { t: 'and', items: [typeIn(field, info, ['text']), inner] };
-    throw new QueryValidationError(
-      `${field.column}.${field.path.join('.')}: "${node.op}" compares numbers or strings`,
-    );
-  };
-  switch (node.op) {
-    case '==':
-      return jsonEquals(field, info, value);
-    case '<':
-    case '<=':
-    case '>':
-    case '>=':
-      return typed(value, { t: 'cmp', op: node.op, left: at('value'), right: { t: 'param', value } });
-    case 'in':
-      return {
-        t: 'in',
-        item: at('value'),
-        values: (value as unknown[]).map((v) => ({ t: 'param', value: v })),
-      };
-    case 'like':
-    case 'ilike':
-      return typed(value, {
-        t: 'like',
-        item: at('value'),
-        pattern: { t: 'param', value },
-        caseInsensitive: node.op === 'ilike',
-      });
-    case 'of_type': {
-      const map: Record<string, string[]> = {
-        object: ['object'],
-        array: ['array'],
-        string: ['text'],
-        null: ['null'],
-        boolean: ['true', 'false'],
-        number: NUMERIC,
-      };
-      return typeIn(field, info, map[value as string] as string[]);
-    }
-    case 'of_length':
-    case 'longer':
-    case 'shorter': {
-      const op = node.op === 'of_length' ? '=' : node.op === 'longer' ? '>' : '<';
-      return {
-        t: 'and',
-        items: [
-          typeIn(field, info, ['array']),
-          { t: 'cmp', op, left: at('length'), right: { t: 'param', value } },
-        ],
-      };
-    }
-    case 'has_key':
-      return {
-        t: 'and',
-        items: [
-          typeIn(field, info, ['object']),
-          { t: 'not', item: { t: 'isnull', item: at('type', [...field.path, String(value)]) } },
-        ],
-      };
-    case 'contains':
-      return jsonContains(field, info, value);
-  }
-}
-
-function jsonEquals(field: FieldRef, info: TagInfo, value: unknown): Expr {
-  const at = (mode: 'value' | 'json'): Expr => ({
-    t: 'json',
-    alias: info.alias,
-    column: field.column,
-    path: field.path,
-    mode,
-  });
-  if (value === null) return typeIn(field, info, ['null']);
-  if (typeof value === 'boolean') return typeIn(field, info, [value ? 'true' : 'false']);
-  if (typeof value === 'number')
-    return { t: 'and', items: [typeIn(field, info, NUMERIC), eq(at('value'), { t: 'param', value })] };
-  if (typeof value === 'string' || value instanceof Date) {
-    return { t: 'and', items: [typeIn(field, info, ['text']), eq(at('value'), { t: 'param', value })] };
-  }
-  if (Array.isArray(value)) {
-    return {
-      t: 'and',
-      items: [typeIn(field, info, ['array']), eq(at('json'), { t: 'param', value: JSON.stringify(value) })],
-    };
-  }
-  const entries = Object.entries(value as Record<string, unknown>);
-  return {
-    t: 'and',
-    items: [
-      typeIn(field, info, ['object']),
-      ...entries.map(([k, v]) => jsonEquals({ ...field, path: [...field.path, k] }, info, v)),
-    ],
-  };
-}
-
-/** PostgreSQL's `@>`: arrays contain the given elements, objects contain the given key/value pairs. */
-function jsonContains(field: FieldRef, info: TagInfo, value: unknown): Expr {
-  if (Array.isArray(value)) {
-    return {
-      t: 'and',
-      items: [
-        typeIn(field, info, ['array']),
-        ...value.map((element): Expr => {
-          if (typeof element === 'object' && element !== null) {
-            throw new QueryValidationError(
-              `${field.column}: "contains" with nested objects in a list is not supported`,
-            );
-          }
-          return {
-            t: 'jsonArrayHas',
-            alias: info.alias,
-            column: field.column,
-            path: field.path,
-            value: element,
-          };
-        }),
-      ],
-    };
-  }
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>);
-    return {
-      t: 'and',
-      items: [
-        typeIn(field, info, ['object']),
-        ...entries.map(([k, v]) =>
-          typeof v === 'object' && v !== null
-            ? jsonContains({ ...field, path: [...field.path, k] }, info, v)
-            : jsonEquals({ ...field, path: [...field.path, k] }, info, v),
-        ),
-      ],
-    };
-  }
-  return jsonEquals(field, info, value);
 }
