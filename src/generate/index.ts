@@ -6,7 +6,9 @@ import { once } from 'node:events';
 import yazl from 'yazl';
 import { GraphBuilder } from './builder.js';
 import { Rng } from './prng.js';
-import { arithmetic, looseData, pwWorkflow, setup } from './scenarios.js';
+import { looseData } from './loose-data.js';
+import { setup } from './setup.js';
+import { arithmetic, pwWorkflow } from './workflows.js';
 
 /** Bump when the generated content changes, so cached demo archives are rebuilt. */
 export const GENERATOR_VERSION = 1;
