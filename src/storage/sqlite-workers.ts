@@ -78,7 +78,8 @@ export class SqliteWorkerPool implements Database {
   private readonly timeoutMs: number;
 
   private constructor(
-    private readonly file: string,
+    /** The database file, for tools that measure it directly (the benchmark's data floor). */
+    readonly file: string,
     options: PoolOptions,
   ) {
     this.timeoutMs = options.timeoutMs ?? 30_000;

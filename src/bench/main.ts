@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: serve a generated archive on loopback, drive the request mix with autocannon at several
+ * concurrencies, and report each kind against the floors measured in the same run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Command } from 'commander';
+import { buildApp } from '../http/app.js';
+import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
+import { defaultCacheDir, openArchive } from '../storage/index.js';
+import { dataFloor, recordStatements } from './floors.js';
+import { requestMix, type RequestKind } from './mix.js';
+
+interface Options {
+  nodes: number;
+  concurrency: string;
+  duration: number;
+  target?: string;
+  out: string;
+}
+
+interface Measure {
+  rps: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(
+  url: string,
+  kind: Pick<RequestKind, 'method' | 'body'>,
+  connections: number,
+  duration: number,
+) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    method: kind.method,
+    body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
+    headers: kind.body === undefined ? undefined : { 'content-type': 'application/json' },
+  });
+  const errors = result.errors + result.timeouts + result.non2xx;
+  return {
+    rps: result.requests.average,
+    mean: result.latency.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+  } satisfies Measure;
+}
+
+/** A child process running `script` with `args`, resolved once it prints `ready <port>`. */
+function child(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      const m = /ready (\d+)/.exec(chunk.toString());
+      if (m) resolve({ proc, port: Number(m[1]) });
+    });
+    proc.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
+  });
+}
+
+async function dataset(nodes: number): Promise<string> {
+  const file = join(defaultCacheDir(), `bench-${nodes}-v${GENERATOR_VERSION}.aiida`);
+  try {
+    await stat(file);
+  } catch {
+    process.stderr.write(`generating ${nodes} nodes into ${file}\n`);
+    await generateArchive({ nodes, out: file, seed: 1 });
+  }
+  return file;
+}
+
+async function main(options: Options) {
+  const levels = options.concurrency.split(',').map(Number);
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const file = await dataset(options.nodes);
+  const backend = await openArchive(file);
+  const probe = await buildApp({ backends: [backend] });
+  const kinds = await requestMix(probe);
+  await probe.close();
+  const statements = await recordStatements(backend, kinds);
+
+  const empty = await child([join(here, 'empty-server.js')]);
+  const server = options.target ? undefined : await child([join(here, 'serve-bench.js'), file]);
+  const base = options.target ?? `http://127.0.0.1:${server?.port}`;
+  const rows: Record<string, unknown>[] = [];
+  try {
+    for (const connections of levels) {
+      const floor = await load(
+        `http://127.0.0.1:${empty.port}/`,
+        { method: 'GET' },
+        connections,
+        options.duration,
+      );
+      rows.push({ kind: 'empty route (HTTP floor)', connections, ...floor });
+      for (const kind of kinds) {
+        const measured = await load(`${base}${kind.path}`, kind, connections, options.duration);
+        const data = dataFloor(backend, statements.get(kind.name) ?? []);
+        rows.push({
+          kind: kind.name,
+          connections,
+          ...measured,
+          dataFloorMs: data === undefined ? null : Number(data.toFixed(3)),
+          ratioToFloors: data === undefined ? null : ratio(measured, floor, data),
+        });
+      }
+    }
+  } finally {
+    empty.proc.kill();
+    server?.proc.kill();
+    await backend.close();
+  }
+  printTable(rows);
+  writeFileSync(
+    options.out,
+    JSON.stringify({ nodes: options.nodes, target: base, duration: options.duration, rows }, null, 1),
+  );
+  process.stderr.write(`wrote ${options.out}\n`);
+  if (rows.some((r) => (r.errors as number) > 0)) process.exitCode = 1;
+}
+
+/**
+ * Cost of one request (the time the server spends per answer, 1/throughput, which a 1 ms latency
+ * resolution would hide) over what HTTP alone costs per answer plus the raw database time of its SQL.
+ */
+function ratio(measured: Measure, http: Measure, dataMs: number): number | null {
+  if (measured.rps === 0 || http.rps === 0) return null;
+  return Number((1000 / measured.rps / (1000 / http.rps + dataMs)).toFixed(2));
+}
+
+function printTable(rows: Record<string, unknown>[]) {
+  const head = ['kind', 'conn', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'errors', 'db ms', 'cost/(http+db)'];
+  const lines = rows.map((r) => [
+    String(r.kind),
+    String(r.connections),
+    String(Math.round(r.rps as number)),
+    (r.mean as number).toFixed(2),
+    String(r.p50),
+    String(r.p99),
+    String(r.errors),
+    r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
+    r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  for (const line of [head, ...lines])
+    console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+}
+
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 100) throw new Error('--nodes must be a whole number >= 100, e.g. 1e4');
+  return n;
+};
+
+new Command('bench')
+  .description('benchmark Quarry on a generated archive against the HTTP and database floors')
+  .option('--nodes <n>', 'size of the generated archive', count, 10_000)
+  .option('--concurrency <list>', 'concurrent connections, comma-separated', '1,16,64')
+  .option('--duration <seconds>', 'seconds per measurement', Number, 5)
+  .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
+  .option('--out <file>', 'JSON results', 'bench-results.json')
+  .action(main)
+  .parseAsync()
+  .catch((error: unknown) => {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
