@@ -1,14 +1,17 @@
 /**
  * The conformance replay: every recorded request of ../shared/conformance against Quarry serving the same
- * archive. Endpoints in scope must agree with the reference (or differ only as docs/compatibility.md says).
+ * data, on every storage backend (one matrix): the archives themselves; the rich data as a core.sqlite_dos
+ * folder (the archive's database beside the profile's disk-objectstore container); and the PostgreSQL
+ * profile restored from its dump into a throw-away cluster, judged against the answers the reference gave
+ * from that profile. Endpoints in scope must agree (or differ only as docs/compatibility.md says).
  */
-import { writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { openArchive } from '../src/storage/index.js';
+import { openArchive, type StorageBackend } from '../src/storage/index.js';
+import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import {
   ARCHIVES,
   conformanceDir,
@@ -16,10 +19,54 @@ import {
   replayArchive,
   type Verdict,
 } from './conformance/replay.js';
+import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { postgresBin, startCluster, type Cluster } from './support/postgres-cluster.js';
 
-const cases = ARCHIVES.map((name) => ({ name, data: loadArchiveCase(name) }));
-const available = cases.filter((c) => c.data !== undefined);
-if (available.length === 0) {
+type Case = {
+  label: string;
+  data: NonNullable<ReturnType<typeof loadArchiveCase>>;
+  open: () => Promise<StorageBackend>;
+};
+
+const temp = () => mkdtempSync(join(tmpdir(), 'quarry-conf-'));
+const dataDir = join(conformanceDir(), 'data');
+const rich = loadArchiveCase('rich');
+const richPsql = loadArchiveCase('rich', 'psql');
+let cluster: Cluster | undefined;
+
+const cases: Case[] = [];
+for (const name of ARCHIVES) {
+  const data = loadArchiveCase(name);
+  if (data) cases.push({ label: name, data, open: () => openArchive(data.archive, { cacheDir: temp() }) });
+}
+if (rich) {
+  cases.push({
+    label: 'rich as core.sqlite_dos',
+    data: rich,
+    open: async () =>
+      openSqliteDos(
+        await sqliteDosFolder(rich.archive, join(dataDir, 'rich-container-packed.tar.gz'), temp()),
+        {
+          name: 'rich',
+        },
+      ),
+  });
+}
+if (richPsql && (postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES)) {
+  cases.push({
+    label: 'rich as core.psql_dos',
+    data: richPsql,
+    open: async () => {
+      cluster = await startCluster();
+      if (!cluster)
+        throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
+      cluster.restore('rich', join(dataDir, 'rich-psql.sql.gz'));
+      const repository = await unpackContainer(join(dataDir, 'rich-container-loose.tar.gz'), temp());
+      return openPostgresUrl(cluster.url('rich'), repository, { name: 'rich' });
+    },
+  });
+}
+if (cases.length === 0) {
   console.log(
     `conformance replay skipped: no recorded answers at ${conformanceDir()} (set QUARRY_CONFORMANCE_DIR)`,
   );
@@ -29,8 +76,7 @@ function table(name: string, verdicts: Verdict[]): string {
   const rows = new Map<string, { agree: number; differ: number; later: number }>();
   for (const v of verdicts) {
     const row = rows.get(v.endpoint) ?? { agree: 0, differ: 0, later: 0 };
-    if (!v.inScope) row[v.agree ? 'agree' : 'later'] += v.agree ? 1 : 1;
-    else row[v.agree ? 'agree' : 'differ'] += 1;
+    row[v.agree ? 'agree' : v.inScope ? 'differ' : 'later'] += 1;
     rows.set(v.endpoint, row);
   }
   const lines = [...rows]
@@ -47,18 +93,17 @@ function table(name: string, verdicts: Verdict[]): string {
   ].join('\n');
 }
 
-describe.skipIf(available.length === 0)('conformance replay', () => {
+describe.skipIf(cases.length === 0)('conformance replay', () => {
   const report: Record<string, Verdict[]> = {};
-  for (const { name, data } of available) {
-    it(`agrees with the reference on ${name}`, async () => {
-      const backend = await openArchive(data!.archive, {
-        cacheDir: mkdtempSync(join(tmpdir(), 'quarry-conf-')),
-      });
+  afterAll(() => cluster?.destroy());
+  for (const { label, data, open } of cases) {
+    it(`agrees with the reference on ${label}`, { timeout: 120_000 }, async () => {
+      const backend = await open();
       const app = await buildApp({ backends: [backend] });
       try {
-        const verdicts = await replayArchive(app, data!);
-        report[name] = verdicts;
-        console.log(table(name, verdicts));
+        const verdicts = await replayArchive(app, data);
+        report[label] = verdicts;
+        console.log(table(label, verdicts));
         writeFileSync('/tmp/quarry-conformance.json', JSON.stringify(report, null, 1));
         const failures = verdicts.filter((v) => v.inScope && !v.agree);
         expect(failures.map((f) => `${f.id} [${f.endpoint}]: ${f.problem}`)).toEqual([]);

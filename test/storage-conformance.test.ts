@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
-import { readAll, sha256, tempDir } from './storage-fixtures.js';
+import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
 
 const dataDir = join(
   process.env.QUARRY_CONFORMANCE_DIR ?? fileURLToPath(new URL('../../shared/conformance', import.meta.url)),
@@ -28,19 +28,6 @@ async function databaseOf(file: string): Promise<Buffer> {
     zip.close();
   }
   throw new Error(`${file} has no db.sqlite3`);
-}
-
-/** Every repository key named in the nodes' repository_metadata (a tree of {o: {name: {k | o}}}). */
-function repositoryKeys(metadata: string[]): Set<string> {
-  const keys = new Set<string>();
-  const walk = (value: unknown) => {
-    if (typeof value !== 'object' || value === null) return;
-    const { k, o } = value as { k?: unknown; o?: Record<string, unknown> };
-    if (typeof k === 'string') keys.add(k);
-    for (const child of Object.values(o ?? {})) walk(child);
-  };
-  for (const text of metadata) walk(JSON.parse(text));
-  return keys;
 }
 
 describe.skipIf(archives.length === 0)('conformance archives', () => {

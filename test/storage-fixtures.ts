@@ -80,3 +80,16 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
+
+/** Every repository key named in the nodes' repository_metadata (a tree of {o: {name: {k | o}}}). */
+export function repositoryKeys(metadata: string[]): Set<string> {
+  const keys = new Set<string>();
+  const walk = (value: unknown) => {
+    if (typeof value !== 'object' || value === null) return;
+    const { k, o } = value as { k?: unknown; o?: Record<string, unknown> };
+    if (typeof k === 'string') keys.add(k);
+    for (const child of Object.values(o ?? {})) walk(child);
+  };
+  for (const text of metadata) walk(JSON.parse(text));
+  return keys;
+}

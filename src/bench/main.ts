@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,8 @@ interface Options {
 }
 
 interface Measure {
+  /** CPU time the server process spent per answer, in ms (all its threads); absent for --target. */
+  cpuMs?: number;
   rps: number;
   mean: number;
   p50: number;
@@ -32,12 +34,26 @@ interface Measure {
   errors: number;
 }
 
+/** User + system CPU time of a process so far, in ms, from /proc (Linux); undefined elsewhere. */
+function cpuTimeMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 async function load(
   url: string,
   kind: Pick<RequestKind, 'method' | 'body'>,
   connections: number,
   duration: number,
+  pid?: number,
 ) {
+  const cpuBefore = cpuTimeMs(pid);
   const result = await autocannon({
     url,
     connections,
@@ -47,7 +63,12 @@ async function load(
     headers: kind.body === undefined ? undefined : { 'content-type': 'application/json' },
   });
   const errors = result.errors + result.timeouts + result.non2xx;
+  const cpuAfter = cpuTimeMs(pid);
   return {
+    cpuMs:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+        ? undefined
+        : (cpuAfter - cpuBefore) / result.requests.total,
     rps: result.requests.average,
     mean: result.latency.average,
     p50: result.latency.p50,
@@ -100,10 +121,17 @@ async function main(options: Options) {
         { method: 'GET' },
         connections,
         options.duration,
+        empty.proc.pid,
       );
       rows.push({ kind: 'empty route (HTTP floor)', connections, ...floor });
       for (const kind of kinds) {
-        const measured = await load(`${base}${kind.path}`, kind, connections, options.duration);
+        const measured = await load(
+          `${base}${kind.path}`,
+          kind,
+          connections,
+          options.duration,
+          server?.proc.pid,
+        );
         const data = dataFloor(backend, statements.get(kind.name) ?? []);
         rows.push({
           kind: kind.name,
@@ -129,16 +157,31 @@ async function main(options: Options) {
 }
 
 /**
- * Cost of one request (the time the server spends per answer, 1/throughput, which a 1 ms latency
- * resolution would hide) over what HTTP alone costs per answer plus the raw database time of its SQL.
+ * Cost of one answer over what HTTP alone costs per answer plus the raw database time of its SQL. The cost is
+ * the server's CPU time per answer where it can be read (the load generator shares this machine's cores, so
+ * throughput alone says as much about it as about the server), else the time per answer at full load.
  */
 function ratio(measured: Measure, http: Measure, dataMs: number): number | null {
+  if (measured.cpuMs !== undefined && http.cpuMs !== undefined) {
+    return Number((measured.cpuMs / (http.cpuMs + dataMs)).toFixed(2));
+  }
   if (measured.rps === 0 || http.rps === 0) return null;
   return Number((1000 / measured.rps / (1000 / http.rps + dataMs)).toFixed(2));
 }
 
 function printTable(rows: Record<string, unknown>[]) {
-  const head = ['kind', 'conn', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'errors', 'db ms', 'cost/(http+db)'];
+  const head = [
+    'kind',
+    'conn',
+    'req/s',
+    'mean ms',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'cpu ms/req',
+    'db ms',
+    'cost/(http+db)',
+  ];
   const lines = rows.map((r) => [
     String(r.kind),
     String(r.connections),
@@ -147,6 +190,7 @@ function printTable(rows: Record<string, unknown>[]) {
     String(r.p50),
     String(r.p99),
     String(r.errors),
+    r.cpuMs === undefined ? '' : (r.cpuMs as number).toFixed(3),
     r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
     r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
   ]);

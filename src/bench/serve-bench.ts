@@ -9,3 +9,6 @@ const app = await buildApp({ backends: [backend] });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
+// A normal exit on a signal, so that profilers (node --cpu-prof) write their output.
+process.once('SIGINT', () => process.exit(0));
+process.once('SIGTERM', () => process.exit(0));

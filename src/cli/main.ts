@@ -35,11 +35,17 @@ const program = new Command('quarry').description('Serve AiiDA provenance data o
 
 program
   .command('serve', { isDefault: true })
-  .description('serve .aiida archives (the generated demo archive when none is given)')
+  .description('serve AiiDA data: archives, live profiles (the generated demo archive when none is given)')
   .argument(
-    '[files...]',
-    '.aiida archive files; the first is the default, others are selected with ?profile=NAME',
+    '[sources...]',
+    '.aiida archive files, core.sqlite_dos folders or postgres:// URLs; the first is the default, others are selected with ?profile=NAME',
   )
+  .option(
+    '--profile <name...>',
+    "AiiDA profiles to serve, from AiiDA's config.json ($AIIDA_PATH or ~/.aiida)",
+  )
+  .option('--repository <path>', 'the file repository folder of a postgres:// source')
+  .option('--pg-pool <n>', 'most PostgreSQL sessions per profile', integer('pg-pool'), 8)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--hostname <host>', 'alias of --host, as in `verdi restapi`')
   .option('-p, --port <port>', 'port to listen on', integer('port'), 5000)

@@ -1,8 +1,10 @@
 /** `quarry serve`: open the storages, start the HTTP server, stop cleanly on a signal. */
+import { existsSync, statSync } from 'node:fs';
 import { buildApp } from '../http/app.js';
 import { ensureDemoArchive } from '../generate/index.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
+import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { CliError } from './errors.js';
 
@@ -19,11 +21,28 @@ export interface ServeOptions {
   maxBody?: number;
   maxVertices?: number;
   maxInList?: number;
+  profile?: string[];
+  repository?: string;
+  pgPool?: number;
+}
+
+/** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
+async function openSource(
+  source: string,
+  options: ServeOptions,
+  storage: ProfileOptions & { cacheDir: string },
+) {
+  if (/^postgres(ql)?:\/\//.test(source)) {
+    return openPostgresUrl(source, options.repository, { ...storage, workers: options.pgPool });
+  }
+  if (existsSync(source) && statSync(source).isDirectory()) return openSqliteDos(source, storage);
+  return openArchive(source, storage);
 }
 
 export async function runServe(files: string[], options: ServeOptions) {
   const cacheDir = options.cacheDir ?? defaultCacheDir();
-  if (files.length === 0) {
+  const profiles = options.profile ?? [];
+  if (files.length === 0 && profiles.length === 0) {
     process.stderr.write('quarry: no archive given; serving the demo archive (generated on first run)\n');
     files = [await ensureDemoArchive(cacheDir)];
   }
@@ -33,8 +52,16 @@ export async function runServe(files: string[], options: ServeOptions) {
       cacheDir,
       workers: options.workers,
       queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+      onIdleError: (error: Error) =>
+        process.stderr.write(`quarry: database session lost: ${error.message}\n`),
     };
-    for (const file of files) backends.push(await openArchive(file, storage));
+    for (const file of files) backends.push(await openSource(file, options, storage));
+    for (const name of profiles) {
+      backends.push(await openProfile(name, { ...storage, workers: options.pgPool }));
+    }
+    const names = backends.map((b) => b.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) throw new CliError(`two sources are named "${twice}"; ?profile= could not tell them apart`);
   } catch (error) {
     await Promise.all(backends.map((b) => b.close()));
     if (error instanceof StorageOpenError) throw new CliError(error.message);
@@ -45,6 +72,12 @@ export async function runServe(files: string[], options: ServeOptions) {
     prefix: options.prefix,
     posting: options.posting,
     logger: options.log,
+    bodyLimit: options.maxBody,
+    queryLimits: Object.fromEntries(
+      Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(
+        ([, v]) => v !== undefined,
+      ),
+    ),
   });
   const host = options.hostname ?? options.host;
   try {

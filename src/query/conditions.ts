@@ -72,11 +72,16 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
   });
   switch (node.op) {
     case '==':
-      return node.value === null ? { t: 'isnull', item } : eq(item, param(node.value));
-    case 'in':
-      return (node.value as unknown[]).length === 0
+      if (node.value === null) return { t: 'isnull', item };
+      return canEqual(node.value, type, node.field.column)
+        ? eq(item, param(node.value))
+        : { t: 'const', value: 'FALSE' };
+    case 'in': {
+      const values = (node.value as unknown[]).filter((v) => canEqual(v, type, node.field.column));
+      return values.length === 0
         ? { t: 'const', value: 'FALSE' }
-        : { t: 'in', item, values: (node.value as unknown[]).map(param) };
+        : { t: 'in', item, values: values.map(param) };
+    }
     case 'like':
     case 'ilike':
       // `LIKE '%'` matches every non-NULL value (it is the type filter of "all nodes"); said so, the planner
@@ -101,6 +106,19 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
         `${node.field.column}: "${node.op}" applies to JSON columns and paths only`,
       );
   }
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * Whether a column can equal the value at all: `id == "abc"` or a malformed UUID match no row (as on SQLite,
+ * where the reference answered an empty list) instead of being refused by PostgreSQL's typed columns.
+ */
+function canEqual(value: unknown, type: ColumnType, column: string): boolean {
+  if (typeof value !== 'string') return true;
+  if (type === 'int') return value.trim() !== '' && Number.isInteger(Number(value));
+  if (column === 'uuid') return UUID.test(value);
+  return true;
 }
 
 /** Datetime columns take Date objects or ISO 8601 strings; other columns take JSON scalars. */

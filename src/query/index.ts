@@ -6,6 +6,7 @@ import type { Database, Dialect, SqlRow, SqlStatement } from '../storage/types.j
 import { compile } from './compile.js';
 import { decodeRow, type ResultRow } from './decode.js';
 import type { QueryDict } from './model.js';
+import { renderPostgres, renderPostgresCount } from './render-postgres.js';
 import { renderSqlite, renderSqliteCount } from './render-sqlite.js';
 
 export { parseQueryDict } from './parse.js';
@@ -19,11 +20,12 @@ export interface CompiledQuery {
 }
 
 export function compileQuery(q: QueryDict, dialect: Dialect): CompiledQuery {
-  if (dialect !== 'sqlite') throw new Error(`the ${dialect} dialect is not available yet`);
   const compiled = compile(q);
+  const [select, count] =
+    dialect === 'postgres' ? [renderPostgres, renderPostgresCount] : [renderSqlite, renderSqliteCount];
   return {
-    select: renderSqlite(compiled.select),
-    count: renderSqliteCount(compiled.count),
+    select: select(compiled.select),
+    count: count(compiled.count),
     decodeRow: (row) => decodeRow(row, compiled.decoders),
   };
 }

@@ -10,10 +10,27 @@ export async function queryRows(
   return runQuery(backend.db, parseQueryDict(dict, limits));
 }
 
+/** Counts kept per archive: the same page of a large listing asks for the same count again and again. */
+const COUNTS_KEPT = 5_000;
+const counts = new WeakMap<StorageBackend, Map<string, Promise<number>>>();
+
 export async function queryCount(
   backend: StorageBackend,
   dict: Record<string, unknown>,
   limits?: QueryLimits,
 ): Promise<number> {
-  return countQuery(backend.db, parseQueryDict(dict, limits));
+  const count = () => countQuery(backend.db, parseQueryDict(dict, limits));
+  // Only an archive is known never to change while it is served.
+  if (backend.kind !== 'archive') return count();
+  let kept = counts.get(backend);
+  if (!kept) counts.set(backend, (kept = new Map()));
+  const key = JSON.stringify(dict);
+  let value = kept.get(key);
+  if (!value) {
+    if (kept.size >= COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+    value = count();
+    kept.set(key, value);
+    value.catch(() => kept.delete(key));
+  }
+  return value;
 }

@@ -29,6 +29,21 @@ function dashed(identifier: string): string {
   return uuid;
 }
 
+const LOWEST = '00000000-0000-0000-0000-000000000000';
+const HIGHEST = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/**
+ * A complete UUID is compared for equality, a prefix as the range of UUIDs that start with it: the same
+ * rows as aiida's LIKE 'prefix%', found through the UUID index on every backend (PostgreSQL's uuid type
+ * cannot use its index for LIKE).
+ */
+function uuidCondition(uuid: string): Record<string, string> {
+  if (uuid.length === 36) return { '==': uuid };
+  const prefix = uuid.toLowerCase();
+  if (!/^[0-9a-f-]*$/.test(prefix)) return { like: `${uuid}%` };
+  return { '>=': prefix + LOWEST.slice(prefix.length), '<=': prefix + HIGHEST.slice(prefix.length) };
+}
+
 /** Resolve `<id>` to the pk of the one matching record, or answer as the reference does (404). */
 export async function resolveId(
   backend: StorageBackend,
@@ -39,9 +54,7 @@ export async function resolveId(
   if (spec.idKind === 'pk') {
     filter = { id: { '==': Number(raw) } };
   } else {
-    const uuid = dashed(String(raw));
-    // A complete UUID is compared for equality, a prefix with LIKE, as aiida's loader does.
-    filter = uuid.length === 36 ? { uuid: { '==': uuid } } : { uuid: { like: `${uuid}%` } };
+    filter = { uuid: uuidCondition(dashed(String(raw))) };
   }
   const rows = await queryRows(backend, {
     path: [{ ...spec.vertex, tag: 'e' }],

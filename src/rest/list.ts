@@ -76,14 +76,20 @@ export async function listCollection(
   }
   project[tag] = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
   const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: orderSpec(qs.orderby) }] };
-  const total = await queryCount(backend, dict);
+  // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
+  // come first, and a window that is not full tells the total without counting.
+  let total = req.page === undefined ? undefined : await queryCount(backend, dict);
   const window =
-    req.page !== undefined
-      ? pageWindow(req.page, qs.perpage, total, limits.perpageDefault)
+    total !== undefined
+      ? pageWindow(req.page as number, qs.perpage, total, limits.perpageDefault)
       : limitWindow(qs.limit, qs.offset, limits.limitDefault);
   checkLimitCap(window.limit, limits.limitDefault);
 
   const rows = await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset });
+  if (total === undefined) {
+    const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
+    total = complete ? window.offset + rows.length : await queryCount(backend, dict);
+  }
   const formatted = rows.map((row) => {
     const record = row[tag] ?? {};
     if (req.links) {

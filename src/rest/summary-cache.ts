@@ -1,17 +1,25 @@
 /**
  * Node-wide summaries (statistics, type counts) cost a scan of the nodes table. An archive never changes while
- * it is served, so its summaries are computed once; live databases will need invalidation instead.
+ * it is served, so its summaries are computed once; a live database's are kept while its data version (a
+ * cheap query) stays the same.
  */
 import type { StorageBackend } from '../storage/types.js';
 
 const caches = new WeakMap<StorageBackend, Map<string, Promise<unknown>>>();
 
-export function summary<T>(backend: StorageBackend, key: string, compute: () => Promise<T>): Promise<T> {
-  if (backend.kind !== 'archive') return compute();
+export async function summary<T>(
+  backend: StorageBackend,
+  name: string,
+  compute: () => Promise<T>,
+): Promise<T> {
+  const version = backend.dataVersion ? await backend.dataVersion() : '';
+  const key = `${name}@${version}`;
   let cache = caches.get(backend);
   if (!cache) caches.set(backend, (cache = new Map()));
   let value = cache.get(key) as Promise<T> | undefined;
   if (!value) {
+    // Only the newest version of each summary is worth keeping.
+    for (const old of cache.keys()) if (old.startsWith(`${name}@`)) cache.delete(old);
     value = compute();
     cache.set(key, value);
     // A failure (a time limit, say) is not remembered.

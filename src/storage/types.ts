@@ -10,6 +10,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface SqlStatement {
   sql: string;
   params: unknown[];
+  /** Reads at most one row through a unique key: cheap at any size, so it may run without a worker. */
+  pointLookup?: boolean;
 }
 
 export type SqlRow = Record<string, unknown>;
@@ -40,10 +42,33 @@ export interface StorageBackend {
   readonly aiidaVersion: string;
   readonly db: Database;
   readonly repository: Repository;
+  /**
+   * For live databases: a token that changes whenever the nodes change, so that summaries computed from them
+   * are recomputed. Archives never change and have none.
+   */
+  dataVersion?(): Promise<string>;
   close(): Promise<void>;
 }
 
 /** Raised when a storage cannot be opened; its message is one line that says what to do. */
 export class StorageOpenError extends Error {
   override name = 'StorageOpenError';
+}
+
+/** A query stopped at the time limit: the server is fine, this one request was too heavy. */
+export class QueryTimeoutError extends Error {
+  readonly status = 503;
+  override name = 'QueryTimeoutError';
+}
+
+/** The database cannot be reached now (stopped, restarting, network): answered 503 until it is back. */
+export class DatabaseUnavailableError extends Error {
+  readonly status = 503;
+  override name = 'DatabaseUnavailableError';
+}
+
+/** The database refused a value of the request (a malformed UUID, a number that is not one): the client's to fix. */
+export class QueryDataError extends Error {
+  readonly status = 400;
+  override name = 'QueryDataError';
 }

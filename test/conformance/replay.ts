@@ -45,11 +45,15 @@ const readJsonl = <T>(file: string): T[] =>
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as T);
 
-export function loadArchiveCase(name: string) {
+/**
+ * The recorded requests of one data set and the reference's answers: those served from the archive, or with
+ * `answers: 'psql'` those served from the PostgreSQL profile holding the same data.
+ */
+export function loadArchiveCase(name: string, answers: 'archive' | 'psql' = 'archive') {
   const dir = conformanceDir();
   const archive = join(dir, 'data', `${name}.aiida`);
   const requests = join(dir, 'requests', `${name}.jsonl`);
-  const golden = join(dir, 'golden', `${name}.jsonl`);
+  const golden = join(dir, 'golden', answers === 'psql' ? `${name}-psql.jsonl` : `${name}.jsonl`);
   if (![archive, requests, golden].every(existsSync)) return undefined;
   const psqlFile = join(dir, 'golden', `${name}-psql.jsonl`);
   const psql = existsSync(psqlFile)

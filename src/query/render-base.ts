@@ -1,0 +1,107 @@
+/**
+ * What every dialect renders alike: SELECT structure, joins, the recursive walk over links, boolean
+ * connectives. Parameters are collected in text order, so each piece is rendered where it stands.
+ */
+import type { SqlStatement } from '../storage/types.js';
+import { isPointLookup } from './point-lookup.js';
+import type { Expr, Select, WalkCte } from './sql-ast.js';
+
+export const ident = (name: string) => `"${name}"`;
+
+export abstract class SqlRenderer {
+  readonly params: unknown[] = [];
+
+  /** The placeholder of one more bound value (already converted for the driver). */
+  protected abstract placeholder(value: unknown): string;
+  /** The dialect's LIMIT/OFFSET clause. */
+  protected abstract limitClause(limit: number | undefined, offset: number | undefined): string;
+  /** Expressions whose SQL differs between dialects (JSON access, LIKE, casts, constants). */
+  protected abstract dialectExpr(e: Expr): string;
+
+  expr(e: Expr): string {
+    switch (e.t) {
+      case 'col':
+        return `${ident(e.alias)}.${ident(e.column)}`;
+      case 'and':
+      case 'or':
+        return `(${e.items.map((i) => this.expr(i)).join(e.t === 'and' ? ' AND ' : ' OR ')})`;
+      case 'not':
+        return `NOT (${this.expr(e.item)})`;
+      case 'isnull':
+        return `${this.expr(e.item)} IS NULL`;
+      case 'agg':
+        return e.item.t === 'const' ? `${e.fn}(*)` : `${e.fn}(${this.expr(e.item)})`;
+      default:
+        return this.dialectExpr(e);
+    }
+  }
+
+  walk(cte: WalkCte): string {
+    const name = ident(cte.name);
+    const down = cte.direction === 'down';
+    const types = () => cte.linkTypes.map((t) => this.placeholder(t)).join(', ');
+    const firstTypes = types();
+    const seed = this.select(cte.seed);
+    const stepTypes = types();
+    const depth = this.placeholder(cte.maxDepth);
+    const [seedColumn, stepSelect, stepJoin] = down
+      ? ['l.input_id', 'w.ancestor_id, l.output_id', 'l.input_id = w.descendant_id']
+      : ['l.output_id', 'l.input_id, w.descendant_id', 'l.output_id = w.ancestor_id'];
+    return (
+      `${name}(ancestor_id, descendant_id, depth) AS (` +
+      `SELECT l.input_id, l.output_id, 0 FROM db_dblink AS l WHERE l.type IN (${firstTypes}) AND ${seedColumn} IN (${seed}) ` +
+      `UNION ALL SELECT ${stepSelect}, w.depth + 1 FROM ${name} AS w JOIN db_dblink AS l ON ${stepJoin} ` +
+      `WHERE l.type IN (${stepTypes}) AND w.depth < ${depth})`
+    );
+  }
+
+  select(s: Select): string {
+    const parts: string[] = [];
+    if (s.ctes.length > 0) parts.push(`WITH RECURSIVE ${s.ctes.map((c) => this.walk(c)).join(', ')}`);
+    const columns = s.columns.map((c) => `${this.column(c.expr)} AS ${ident(c.as)}`).join(', ');
+    parts.push(`SELECT ${s.distinct ? 'DISTINCT ' : ''}${columns}`);
+    parts.push(`FROM ${ident(s.from.table)} AS ${ident(s.from.alias)}`);
+    for (const j of s.joins) {
+      parts.push(
+        `${j.kind === 'left' ? 'LEFT JOIN' : 'JOIN'} ${ident(j.table)} AS ${ident(j.alias)} ON ${this.expr(j.on)}`,
+      );
+    }
+    if (s.where) parts.push(`WHERE ${this.expr(s.where)}`);
+    if (s.orderBy.length > 0) {
+      parts.push(
+        `ORDER BY ${s.orderBy.map((o) => `${this.expr(o.expr)} ${o.desc ? 'DESC' : 'ASC'}`).join(', ')}`,
+      );
+    }
+    if (s.limit !== undefined || s.offset !== undefined) parts.push(this.limitClause(s.limit, s.offset));
+    return parts.join(' ');
+  }
+
+  /** A projected column; dialects may render it differently from the same expression in a condition. */
+  protected column(e: Expr): string {
+    return this.expr(e);
+  }
+}
+
+/** A statement and its counting form, rendered by a fresh renderer of the dialect each. */
+export function renderWith(make: () => SqlRenderer) {
+  return {
+    select(select: Select): SqlStatement {
+      const r = make();
+      const sql = r.select(select);
+      return { sql, params: r.params, pointLookup: isPointLookup(select) };
+    },
+    count(count: Select | { wrap: Select }): SqlStatement {
+      const r = make();
+      if ('wrap' in count) {
+        const inner = r.select(count.wrap);
+        return {
+          sql: `SELECT count(*) AS n FROM (${inner}) AS sub`,
+          params: r.params,
+          pointLookup: isPointLookup(count.wrap),
+        };
+      }
+      const sql = r.select(count);
+      return { sql, params: r.params, pointLookup: isPointLookup(count) };
+    },
+  };
+}

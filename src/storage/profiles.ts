@@ -1,0 +1,154 @@
+/**
+ * Live AiiDA profiles: the profile's entry in AiiDA's config.json names its storage (core.psql_dos: a
+ * PostgreSQL database and a repository URI; core.sqlite_dos: a folder with database.sqlite and container/).
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openContainer } from './disk-objectstore.js';
+import { openPostgres, redacted } from './postgres/backend.js';
+import { SqliteWorkerPool } from './sqlite-workers.js';
+import { StorageOpenError, type StorageBackend } from './types.js';
+
+export interface ProfileOptions {
+  /** Worker threads (SQLite) or most sessions (PostgreSQL). */
+  workers?: number;
+  queryTimeoutMs?: number;
+  onIdleError?: (error: Error) => void;
+}
+
+interface ProfileEntry {
+  storage?: { backend?: string; config?: Record<string, unknown> };
+}
+
+/** Where AiiDA keeps its configuration: `$AIIDA_PATH/.aiida/config.json`, else `~/.aiida/config.json`. */
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.AIIDA_PATH;
+  if (base) {
+    const folder = base.endsWith('.aiida') ? base : join(base, '.aiida');
+    return join(folder, 'config.json');
+  }
+  return join(homedir(), '.aiida', 'config.json');
+}
+
+export async function openProfile(
+  name: string,
+  options: ProfileOptions = {},
+  file = configPath(),
+): Promise<StorageBackend> {
+  if (!existsSync(file)) {
+    throw new StorageOpenError(
+      `no AiiDA configuration at ${file}; set AIIDA_PATH to the folder that holds .aiida/config.json`,
+    );
+  }
+  let config: { profiles?: Record<string, ProfileEntry> };
+  try {
+    config = JSON.parse(readFileSync(file, 'utf8')) as typeof config;
+  } catch (error) {
+    throw new StorageOpenError(`${file} is not valid JSON (${(error as Error).message})`);
+  }
+  const profiles = config.profiles ?? {};
+  const profile = profiles[name];
+  if (!profile) {
+    const names = Object.keys(profiles).join(', ') || '(none)';
+    throw new StorageOpenError(`${file} has no profile "${name}"; its profiles: ${names}`);
+  }
+  const backend = profile.storage?.backend;
+  const storage = profile.storage?.config ?? {};
+  if (backend === 'core.psql_dos') {
+    const repository = repositoryFolder(storage.repository_uri, name);
+    return openPostgres(postgresUrl(storage), await openContainer(join(repository, 'container')), {
+      name,
+      poolSize: options.workers,
+      timeoutMs: options.queryTimeoutMs,
+      onIdleError: options.onIdleError,
+    });
+  }
+  if (backend === 'core.sqlite_dos') {
+    if (typeof storage.filepath !== 'string') {
+      throw new StorageOpenError(`profile "${name}": storage.config.filepath is missing in ${file}`);
+    }
+    return openSqliteDos(storage.filepath, { ...options, name });
+  }
+  throw new StorageOpenError(
+    `profile "${name}" uses the storage backend ${String(backend)}; Quarry serves core.psql_dos and core.sqlite_dos profiles, and .aiida archives`,
+  );
+}
+
+/** The libpq URL of a psql_dos profile's settings. */
+function postgresUrl(c: Record<string, unknown>): string {
+  const url = new URL('postgres://localhost');
+  url.hostname = String(c.database_hostname ?? 'localhost');
+  url.port = String(c.database_port ?? 5432);
+  url.pathname = `/${encodeURIComponent(String(c.database_name ?? ''))}`;
+  url.username = encodeURIComponent(String(c.database_username ?? ''));
+  if (c.database_password) url.password = encodeURIComponent(String(c.database_password));
+  return url.toString();
+}
+
+function repositoryFolder(uri: unknown, profile: string): string {
+  if (typeof uri !== 'string' || !uri.startsWith('file://')) {
+    throw new StorageOpenError(
+      `profile "${profile}": storage.config.repository_uri must be a file:// URI, not ${JSON.stringify(uri)}`,
+    );
+  }
+  return fileURLToPath(uri);
+}
+
+/** `quarry serve postgres://…`: a psql_dos database given directly, with its repository folder. */
+export async function openPostgresUrl(
+  url: string,
+  repository: string | undefined,
+  options: ProfileOptions & { name?: string } = {},
+): Promise<StorageBackend> {
+  if (!repository) {
+    throw new StorageOpenError(
+      `${redacted(url)}: say where its file repository is with --repository PATH (the profile's repository folder)`,
+    );
+  }
+  return openPostgres(url, await openContainer(repository), {
+    name: options.name ?? (new URL(url).pathname.slice(1) || 'postgres'),
+    poolSize: options.workers,
+    timeoutMs: options.queryTimeoutMs,
+    onIdleError: options.onIdleError,
+  });
+}
+
+/** A core.sqlite_dos folder: `database.sqlite` and the `container/` of its files. */
+export async function openSqliteDos(
+  folder: string,
+  options: ProfileOptions & { name?: string } = {},
+): Promise<StorageBackend> {
+  const root = resolve(folder);
+  const dbFile = join(root, 'database.sqlite');
+  if (!existsSync(dbFile)) {
+    throw new StorageOpenError(`${root} is not a core.sqlite_dos storage folder (it has no database.sqlite)`);
+  }
+  const repository = await openContainer(join(root, 'container'));
+  let db: SqliteWorkerPool;
+  try {
+    db = await SqliteWorkerPool.open(dbFile, { size: options.workers, timeoutMs: options.queryTimeoutMs });
+  } catch (error) {
+    await repository.close();
+    throw new StorageOpenError(`${dbFile} cannot be read as an AiiDA database: ${(error as Error).message}`);
+  }
+  let closed = false;
+  return {
+    name: options.name ?? root.split('/').pop() ?? 'sqlite_dos',
+    kind: 'sqlite-profile',
+    aiidaVersion: '2.x (core.sqlite_dos)',
+    db,
+    repository,
+    // The database file (and its write-ahead log) change whenever AiiDA writes.
+    dataVersion: async () =>
+      [dbFile, `${dbFile}-wal`]
+        .map((f) => (existsSync(f) ? `${statSync(f).size}:${statSync(f).mtimeMs}` : '-'))
+        .join('|'),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([db.close(), repository.close()]);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * A PostgreSQL profile under faults: the database stopped and started again under requests, a query past the
+ * time limit, 200 concurrent requests on a small pool, and writes refused. Needs PostgreSQL (.ci/run
+ * installs it) and the conformance data; skips without them.
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.js';
+import { PostgresDatabase } from '../src/storage/postgres/database.js';
+import { openPostgresUrl, openProfile } from '../src/storage/profiles.js';
+import { StorageOpenError, type StorageBackend } from '../src/storage/types.js';
+import { conformanceDir } from './conformance/replay.js';
+import { postgresBin, startCluster, type Cluster } from './support/postgres-cluster.js';
+import { unpackContainer } from './support/profile-fixtures.js';
+
+const dataDir = join(conformanceDir(), 'data');
+const dump = join(dataDir, 'rich-psql.sql.gz');
+// CI sets QUARRY_REQUIRE_POSTGRES, so that a failed install fails these tests instead of skipping them.
+const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+
+describe.skipIf(!available)('PostgreSQL profile under faults', () => {
+  let cluster: Cluster;
+  let repository: string;
+  let backend: StorageBackend;
+  let app: FastifyInstance;
+  const get = (url: string) => app.inject({ method: 'GET', url: `/api/v4${url}` });
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+    cluster.restore('rich', dump);
+    // Laid out as a profile's repository folder: <repository>/container.
+    const root = mkdtempSync(join(tmpdir(), 'quarry-pgf-'));
+    const unpacked = await unpackContainer(join(dataDir, 'rich-container-loose.tar.gz'), root);
+    repository = join(root, 'repository');
+    mkdirSync(repository);
+    renameSync(unpacked, join(repository, 'container'));
+    backend = await openPostgresUrl(cluster.url('rich'), join(repository, 'container'), {
+      name: 'rich',
+      workers: 4,
+      queryTimeoutMs: 500,
+    });
+    app = await buildApp({ backends: [backend] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await backend?.close();
+    cluster?.destroy();
+  });
+
+  it('answers 503 quickly while the database is down, and recovers when it is back', async () => {
+    expect((await get('/nodes/?limit=5')).statusCode).toBe(200);
+    cluster.stop();
+    const started = Date.now();
+    const down = await Promise.all([1, 2, 3].map(() => get('/nodes/?limit=5')));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    for (const r of down) {
+      expect(r.statusCode).toBe(503);
+      expect(r.json().message).toMatch(/not reachable/);
+    }
+    cluster.start();
+    const back = await Promise.all([1, 2, 3, 4, 5, 6].map(() => get('/nodes/?limit=5')));
+    expect(back.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+  }, 60_000);
+
+  it('stops a query at the time limit with 503 and keeps serving', async () => {
+    // Every combination of four nodes of the same user: far too many rows to count in half a second.
+    const path = [
+      { entity_type: 'node.Node.', orm_base: 'node', tag: 'a' },
+      { entity_type: 'user', orm_base: 'user', tag: 'u', joining_keyword: 'with_node', joining_value: 'a' },
+      ...['b', 'c', 'd'].map((tag) => ({
+        entity_type: 'node.Node.',
+        orm_base: 'node',
+        tag,
+        joining_keyword: 'with_user',
+        joining_value: 'u',
+      })),
+    ];
+    const slow = await app.inject({
+      method: 'POST',
+      url: '/api/v4/querybuilder/',
+      payload: { path, project: { a: ['id'] } },
+    });
+    expect(slow.statusCode).toBe(503);
+    expect(slow.json().message).toMatch(/time limit/);
+    expect((await get('/nodes/?limit=1')).statusCode).toBe(200);
+  }, 30_000);
+
+  it('serves 200 concurrent requests through a pool of 4 sessions, without errors or leaks', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => get(`/nodes/page/${(i % 10) + 1}/?perpage=5&orderby=id`)),
+    );
+    expect(answers.filter((r) => r.statusCode !== 200)).toEqual([]);
+    const sessions = (backend.db as PostgresDatabase).sessions;
+    expect(sessions.total).toBeLessThanOrEqual(4);
+    expect(sessions.waiting).toBe(0);
+  }, 60_000);
+
+  it('refuses to write, whatever the statement', async () => {
+    const db = new PostgresDatabase({ url: cluster.url('rich') });
+    try {
+      await expect(db.all({ sql: 'CREATE TABLE quarry_probe (a int)', params: [] })).rejects.toThrow(
+        /read-only/,
+      );
+      await expect(db.all({ sql: 'DELETE FROM db_dbnode', params: [] })).rejects.toThrow(/read-only/);
+    } finally {
+      await db.close();
+    }
+    expect(cluster.sql('rich', 'SELECT count(*) FROM db_dbnode').trim()).not.toBe('0');
+  });
+
+  it("opens a profile of AiiDA's config.json, and names the profiles when one is unknown", async () => {
+    const aiidaPath = mkdtempSync(join(tmpdir(), 'quarry-aiida-'));
+    const url = new URL(cluster.url('rich'));
+    const config = {
+      profiles: {
+        work: {
+          storage: {
+            backend: 'core.psql_dos',
+            config: {
+              database_hostname: url.hostname,
+              database_port: Number(url.port),
+              database_name: 'rich',
+              database_username: url.username,
+              database_password: '',
+              repository_uri: pathToFileURL(repository).toString(),
+            },
+          },
+        },
+      },
+    };
+    mkdirSync(join(aiidaPath, '.aiida'));
+    writeFileSync(join(aiidaPath, '.aiida', 'config.json'), JSON.stringify(config));
+    const file = join(aiidaPath, '.aiida', 'config.json');
+
+    const profile = await openProfile('work', {}, file);
+    try {
+      const profileApp = await buildApp({ backends: [profile] });
+      const r = await profileApp.inject({ method: 'GET', url: '/api/v4/nodes/?limit=1&orderby=id' });
+      expect(r.statusCode).toBe(200);
+      expect(r.json().data.nodes).toHaveLength(1);
+      await profileApp.close();
+    } finally {
+      await profile.close();
+    }
+    await expect(openProfile('play', {}, file)).rejects.toThrow(StorageOpenError);
+    await expect(openProfile('play', {}, file)).rejects.toThrow(/profiles: work/);
+  });
+});

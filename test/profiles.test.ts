@@ -1,0 +1,69 @@
+/** Several storages in one server: `?profile=NAME` picks one per request; the first answers by default. */
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/http/app.js';
+import { openArchive, type StorageBackend } from '../src/storage/index.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
+import { conformanceDir } from './conformance/replay.js';
+import { smallArchive, tempDir } from './helpers.js';
+import { sqliteDosFolder } from './support/profile-fixtures.js';
+
+const dataDir = join(conformanceDir(), 'data');
+const available = existsSync(join(dataDir, 'rich.aiida'));
+
+describe.skipIf(!available)('profile selection', () => {
+  let backends: StorageBackend[];
+  let app: FastifyInstance;
+  const total = async (url: string) => {
+    const r = await app.inject({ method: 'GET', url });
+    return { status: r.statusCode, total: r.headers['x-total-count'], body: r.json() };
+  };
+
+  beforeAll(async () => {
+    const folder = await sqliteDosFolder(
+      join(dataDir, 'rich.aiida'),
+      join(dataDir, 'rich-container-packed.tar.gz'),
+      tempDir(),
+    );
+    backends = [
+      await openArchive(await smallArchive(300), { cacheDir: tempDir() }),
+      await openSqliteDos(folder, { name: 'rich-live' }),
+    ];
+    app = await buildApp({ backends });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all((backends ?? []).map((b) => b.close()));
+  });
+
+  it('answers from the first storage by default and from the named one with ?profile=', async () => {
+    const first = await total('/api/v4/nodes/?limit=1');
+    const live = await total('/api/v4/nodes/?limit=1&profile=rich-live');
+    expect(first.status).toBe(200);
+    expect(live.status).toBe(200);
+    expect(Number(first.total)).toBe(300);
+    expect(Number(live.total)).toBeGreaterThan(1000);
+  });
+
+  it('serves the repository files of a core.sqlite_dos profile from its container', async () => {
+    const r = await app.inject({
+      method: 'GET',
+      url: '/api/v4/nodes/?profile=rich-live&node_type="data.core.cif.CifData."&limit=1',
+    });
+    const uuid = r.json().data.nodes[0].uuid as string;
+    const file = await app.inject({
+      method: 'GET',
+      url: `/api/v4/nodes/${uuid}/download/?profile=rich-live&download_format=cif`,
+    });
+    expect(file.statusCode).toBe(200);
+    expect(file.body).toMatch(/_cell_length_a/);
+  });
+
+  it('refuses an unknown profile with 400 and the names it serves', async () => {
+    const r = await total('/api/v4/nodes/?profile=nope');
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/rich-live/);
+  });
+});

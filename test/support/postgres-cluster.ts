@@ -1,0 +1,122 @@
+/**
+ * A throw-away PostgreSQL cluster for tests: initdb into a temporary folder, a free loopback port, stopped
+ * and removed afterwards. Found from QUARRY_PG_BIN, Debian's /usr/lib/postgresql/<v>/bin or the PATH; the
+ * tests that need it skip when PostgreSQL is not installed (.ci/run installs it).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function postgresBin(): string | undefined {
+  const candidates = [process.env.QUARRY_PG_BIN];
+  if (existsSync('/usr/lib/postgresql')) {
+    const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((v) => `/usr/lib/postgresql/${v}/bin`));
+  }
+  const onPath = spawnSync('sh', ['-c', 'dirname "$(command -v pg_ctl)"'], { encoding: 'utf8' });
+  if (onPath.status === 0) candidates.push(onPath.stdout.trim());
+  return candidates.find((dir) => dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Cluster {
+  port: number;
+  url(database: string): string;
+  /** Create a database and load a gzipped plain-SQL dump into it. */
+  restore(database: string, dumpGz: string): void;
+  /** Run SQL as the superuser. */
+  sql(database: string, text: string): string;
+  stop(): void;
+  start(): void;
+  destroy(): void;
+}
+
+const USER = 'quarry';
+
+export async function startCluster(): Promise<Cluster> {
+  const bin = postgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
+  const data = join(dir, 'data');
+  const port = await freePort();
+  // initdb refuses to run as root; the Debian package's postgres user owns the cluster then.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    chownSync(dir, uid, gid);
+  }
+  const run = (tool: string, args: string[], input?: string) => {
+    const command = asRoot ? 'runuser' : join(bin, tool);
+    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
+    return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+  };
+  run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const pgctl = (action: 'start' | 'stop') =>
+    action === 'start'
+      ? run('pg_ctl', [
+          '-D',
+          data,
+          '-w',
+          '-l',
+          join(dir, 'log'),
+          '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+          'start',
+        ])
+      : run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']);
+  pgctl('start');
+  const psql = (database: string, extra: string[], input?: string) =>
+    run(
+      'psql',
+      [
+        '-X',
+        '-q',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        USER,
+        '-d',
+        database,
+        ...extra,
+      ],
+      input,
+    );
+  return {
+    port,
+    url: (database) => `postgres://${USER}@127.0.0.1:${port}/${database}`,
+    restore(database, dumpGz) {
+      psql('postgres', ['-c', `CREATE DATABASE "${database}"`]);
+      const dump = execFileSync('gzip', ['-dc', dumpGz], { maxBuffer: 1 << 30, encoding: 'utf8' });
+      psql(database, [], dump);
+    },
+    sql: (database, text) => psql(database, ['-At', '-c', text]),
+    stop: () => pgctl('stop'),
+    start: () => pgctl('start'),
+    destroy() {
+      try {
+        pgctl('stop');
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
