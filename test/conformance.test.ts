@@ -20,7 +20,7 @@ import {
   type Verdict,
 } from './conformance/replay.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
-import { postgresBin, startCluster, type Cluster } from './support/postgres-cluster.js';
+import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 
 type Case = {
   label: string;

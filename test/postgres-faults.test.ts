@@ -14,7 +14,7 @@ import { PostgresDatabase } from '../src/storage/postgres/database.js';
 import { openPostgresUrl, openProfile } from '../src/storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../src/storage/types.js';
 import { conformanceDir } from './conformance/replay.js';
-import { postgresBin, startCluster, type Cluster } from './support/postgres-cluster.js';
+import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { unpackContainer } from './support/profile-fixtures.js';
 
 const dataDir = join(conformanceDir(), 'data');

@@ -3,6 +3,7 @@
  * costs on this machine) and the raw database time of the SQL a request runs (what its data costs).
  */
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
@@ -40,26 +41,54 @@ export async function recordStatements(
   return out;
 }
 
-/** Median time, in milliseconds, of running the statements once, straight on the database file. */
-export function dataFloor(
+/** Median time, in milliseconds, of running the statements once, straight on the database. */
+export async function dataFloor(
   backend: StorageBackend,
   statements: SqlStatement[],
+  pgUrl?: string,
   repeats = 30,
-): number | undefined {
+): Promise<number | undefined> {
+  if (pgUrl) return postgresFloor(pgUrl, statements, repeats);
   if (!(backend.db instanceof SqliteWorkerPool)) return undefined;
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
   try {
     const prepared = statements.map((s) => [db.prepare(s.sql), s.params] as const);
-    const times: number[] = [];
-    for (let i = 0; i < repeats; i++) {
-      const t = performance.now();
+    return median(repeats, () => {
       for (const [statement, params] of prepared) statement.all(...(params as unknown[]));
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)];
+    });
   } finally {
     db.close();
   }
+}
+
+async function postgresFloor(url: string, statements: SqlStatement[], repeats: number): Promise<number> {
+  const client = new pg.Client({ connectionString: url, options: '-c TimeZone=UTC' });
+  await client.connect();
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < repeats; i++) {
+      const t = performance.now();
+      for (const s of statements) await client.query(s.sql, s.params);
+      times.push(performance.now() - t);
+    }
+    return middle(times);
+  } finally {
+    await client.end();
+  }
+}
+
+function median(repeats: number, run: () => void): number {
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const t = performance.now();
+    run();
+    times.push(performance.now() - t);
+  }
+  return middle(times);
+}
+
+function middle(times: number[]): number {
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
 }

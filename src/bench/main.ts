@@ -9,15 +9,20 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { buildApp } from '../http/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
+import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
+import { benchBackend } from './backend.js';
 import { dataFloor, recordStatements } from './floors.js';
+import { loadIntoPostgres } from './pg-load.js';
+import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
 
 interface Options {
   nodes: number;
+  backend: 'archive' | 'postgres';
   concurrency: string;
   duration: number;
   target?: string;
@@ -104,14 +109,27 @@ async function main(options: Options) {
   const levels = options.concurrency.split(',').map(Number);
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
-  const backend = await openArchive(file);
+  let cluster: Cluster | undefined;
+  let pgUrl: string | undefined;
+  if (options.backend === 'postgres') {
+    cluster = await startCluster();
+    cluster.sql('postgres', 'CREATE DATABASE bench');
+    pgUrl = cluster.url('bench');
+    const archive = await openArchive(file);
+    process.stderr.write(`loading ${options.nodes} nodes into PostgreSQL\n`);
+    await loadIntoPostgres((archive.db as SqliteWorkerPool).file, pgUrl);
+    await archive.close();
+  }
+  const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
   const kinds = await requestMix(probe);
   await probe.close();
   const statements = await recordStatements(backend, kinds);
 
   const empty = await child([join(here, 'empty-server.js')]);
-  const server = options.target ? undefined : await child([join(here, 'serve-bench.js'), file]);
+  const server = options.target
+    ? undefined
+    : await child([join(here, 'serve-bench.js'), file, ...(pgUrl ? [pgUrl] : [])]);
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
   try {
@@ -132,7 +150,7 @@ async function main(options: Options) {
           options.duration,
           server?.proc.pid,
         );
-        const data = dataFloor(backend, statements.get(kind.name) ?? []);
+        const data = await dataFloor(backend, statements.get(kind.name) ?? [], pgUrl);
         rows.push({
           kind: kind.name,
           connections,
@@ -146,11 +164,16 @@ async function main(options: Options) {
     empty.proc.kill();
     server?.proc.kill();
     await backend.close();
+    cluster?.destroy();
   }
   printTable(rows);
   writeFileSync(
     options.out,
-    JSON.stringify({ nodes: options.nodes, target: base, duration: options.duration, rows }, null, 1),
+    JSON.stringify(
+      { nodes: options.nodes, backend: options.backend, target: base, duration: options.duration, rows },
+      null,
+      1,
+    ),
   );
   process.stderr.write(`wrote ${options.out}\n`);
   if (rows.some((r) => (r.errors as number) > 0)) process.exitCode = 1;
@@ -208,6 +231,11 @@ const count = (v: string) => {
 new Command('bench')
   .description('benchmark Quarry on a generated archive against the HTTP and database floors')
   .option('--nodes <n>', 'size of the generated archive', count, 10_000)
+  .addOption(
+    new Option('--backend <kind>', 'serve the archive itself, or its data loaded into PostgreSQL')
+      .choices(['archive', 'postgres'])
+      .default('archive'),
+  )
   .option('--concurrency <list>', 'concurrent connections, comma-separated', '1,16,64')
   .option('--duration <seconds>', 'seconds per measurement', Number, 5)
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')

@@ -1,10 +1,10 @@
-/** Quarry serving one archive on a free loopback port, in its own process, for the benchmark. */
+/** Quarry serving the benchmark's storage on a free loopback port, in its own process. */
 import { buildApp } from '../http/app.js';
-import { openArchive } from '../storage/index.js';
+import { benchBackend } from './backend.js';
 
-const file = process.argv[2];
-if (!file) throw new Error('usage: serve-bench FILE.aiida');
-const backend = await openArchive(file);
+const [file, pgUrl] = process.argv.slice(2);
+if (!file) throw new Error('usage: serve-bench FILE.aiida [POSTGRES_URL]');
+const backend = await benchBackend(file, pgUrl);
 const app = await buildApp({ backends: [backend] });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();

@@ -1,5 +1,5 @@
 /**
- * A throw-away PostgreSQL cluster for tests: initdb into a temporary folder, a free loopback port, stopped
+ * A throw-away PostgreSQL cluster for tests and the benchmark: initdb into a temporary folder, a free loopback port, stopped
  * and removed afterwards. Found from QUARRY_PG_BIN, Debian's /usr/lib/postgresql/<v>/bin or the PATH; the
  * tests that need it skip when PostgreSQL is not installed (.ci/run installs it).
  */
