@@ -100,6 +100,26 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
     expect(sessions.waiting).toBe(0);
   }, 60_000);
 
+  it('counts and statistics follow a live database that changes', async () => {
+    const total = async () => {
+      const page = await get('/nodes/page/1/?perpage=1');
+      const stats = await get('/nodes/statistics/');
+      return [Number(page.headers['x-total-count']), stats.json().data.total as number] as const;
+    };
+    const [before, statsBefore] = await total();
+    expect(await total()).toEqual([before, statsBefore]);
+    // AiiDA adds a node while Quarry serves.
+    cluster.sql(
+      'rich',
+      `INSERT INTO db_dbnode (id, uuid, node_type, process_type, label, description, ctime, mtime, attributes,
+         extras, repository_metadata, dbcomputer_id, user_id)
+       SELECT (SELECT max(id) + 1 FROM db_dbnode), gen_random_uuid(), node_type, process_type, label, description,
+         now(), now(), attributes, extras, repository_metadata, dbcomputer_id, user_id
+       FROM db_dbnode ORDER BY id LIMIT 1`,
+    );
+    expect(await total()).toEqual([before + 1, statsBefore + 1]);
+  });
+
   it('refuses to write, whatever the statement', async () => {
     const db = new PostgresDatabase({ url: cluster.url('rich') });
     try {

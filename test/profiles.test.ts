@@ -1,6 +1,6 @@
 /** Several storages in one server: `?profile=NAME` picks one per request; the first answers by default. */
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, truncateSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
@@ -65,5 +65,35 @@ describe.skipIf(!available)('profile selection', () => {
     const r = await total('/api/v4/nodes/?profile=nope');
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/rich-live/);
+  });
+
+  it('answers 502 with a message for a file whose pack is damaged, and goes on serving', async () => {
+    const folder = await sqliteDosFolder(
+      join(dataDir, 'rich.aiida'),
+      join(dataDir, 'rich-container-packed.tar.gz'),
+      tempDir(),
+    );
+    truncateSync(join(folder, 'container', 'packs', '0'), 0);
+    const damaged = await openSqliteDos(folder, { name: 'damaged' });
+    const damagedApp = await buildApp({ backends: [damaged] });
+    try {
+      const list = await damagedApp.inject({
+        method: 'GET',
+        url: '/api/v4/nodes/?node_type="data.core.cif.CifData."&limit=1',
+      });
+      const uuid = list.json().data.nodes[0].uuid as string;
+      const file = await damagedApp.inject({
+        method: 'GET',
+        url: `/api/v4/nodes/${uuid}/download/?download_format=cif`,
+      });
+      expect(file.statusCode).toBe(502);
+      expect(file.json().message).toMatch(/damaged/);
+      expect((await damagedApp.inject({ method: 'GET', url: '/api/v4/nodes/?limit=1' })).statusCode).toBe(
+        200,
+      );
+    } finally {
+      await damagedApp.close();
+      await damaged.close();
+    }
   });
 });

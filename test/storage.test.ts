@@ -23,8 +23,9 @@ async function refusal(file: string): Promise<string> {
   return message;
 }
 
+/** The cached databases (each with its `.size` record beside it). */
 function cachedFiles(cacheDir: string): string[] {
-  return readdirSync(join(cacheDir, 'archives'));
+  return readdirSync(join(cacheDir, 'archives')).filter((name) => name.endsWith('.sqlite3'));
 }
 
 describe('archive storage', () => {

@@ -101,8 +101,9 @@ function errorAnswer(error: unknown): { status: number; body: Record<string, unk
     (error as { status?: unknown; statusCode?: unknown }).status ??
     (error as { statusCode?: unknown }).statusCode;
   const message = error instanceof Error ? error.message : String(error);
-  // 4xx for what the client can fix; 503 for a query stopped at the time limit.
-  if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 503)) {
+  // 4xx for what the client can fix; 503 for a query stopped at the time limit or a database that is down;
+  // 502 for data the storage gave back damaged.
+  if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 502 || status === 503)) {
     return { status, body: { message } };
   }
   return {

@@ -10,9 +10,12 @@ export async function queryRows(
   return runQuery(backend.db, parseQueryDict(dict, limits));
 }
 
-/** Counts kept per archive: the same page of a large listing asks for the same count again and again. */
+/**
+ * Counts kept per storage: the same page of a large listing asks for the same count again and again. An
+ * archive never changes; a live database's counts are kept while its data version stays the same.
+ */
 const COUNTS_KEPT = 5_000;
-const counts = new WeakMap<StorageBackend, Map<string, Promise<number>>>();
+const counts = new WeakMap<StorageBackend, { version: string; kept: Map<string, Promise<number>> }>();
 
 export async function queryCount(
   backend: StorageBackend,
@@ -20,10 +23,15 @@ export async function queryCount(
   limits?: QueryLimits,
 ): Promise<number> {
   const count = () => countQuery(backend.db, parseQueryDict(dict, limits));
-  // Only an archive is known never to change while it is served.
-  if (backend.kind !== 'archive') return count();
-  let kept = counts.get(backend);
-  if (!kept) counts.set(backend, (kept = new Map()));
+  const version = backend.dataVersion
+    ? await backend.dataVersion()
+    : backend.kind === 'archive'
+      ? ''
+      : undefined;
+  if (version === undefined) return count();
+  let cache = counts.get(backend);
+  if (!cache || cache.version !== version) counts.set(backend, (cache = { version, kept: new Map() }));
+  const kept = cache.kept;
   const key = JSON.stringify(dict);
   let value = kept.get(key);
   if (!value) {

@@ -27,6 +27,7 @@ import { StorageOpenError, type Repository, type RepositoryObject } from './type
 
 /** An object whose stored bytes do not give back what the index promised (a truncated or damaged pack). */
 export class CorruptObjectError extends Error {
+  readonly status = 502;
   override name = 'CorruptObjectError';
 }
 

@@ -142,7 +142,10 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
         'Content-Disposition': `attachment; filename="${filename.replaceAll('"', '')}"`,
         'Content-Length': String(file.size),
       });
-      return reply.send(await file.stream());
+      const stream = await file.stream();
+      // Past the headers, a damaged stored object can only cut the answer short; it is logged.
+      stream.on('error', (error) => request.log.error({ err: error }, 'repository file failed while sent'));
+      return reply.send(stream);
     },
   );
 

@@ -5,16 +5,26 @@
  * replaced archive gets a fresh copy and identical copies of one archive share one. It is written under a
  * temporary name, flushed, and renamed into place: a crash, a full disk or a second process starting at the
  * same moment can leave a stray temporary file, never a half-written database under the final name.
+ *
+ * The copy is Quarry's own, so it gains indexes for the requests clients make most (archives carry aiida's
+ * single-column indexes only); the archive itself is never written.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { StorageOpenError } from '../types.js';
 import { oneLine, type ZipArchive } from './zip.js';
 
 const DB_ENTRY = 'db.sqlite3';
+/**
+ * Indexes added to the extracted copy; changing them changes the cache file names. Listings ordered by -ctime
+ * (the explorers' default, with the reference's id tie-break) are read in index order and stop after one page:
+ * a page of processes at 10^5 nodes takes 0.1 ms instead of 70 ms (every process looked up, then sorted).
+ */
+const EXTRA_INDEXES = ['CREATE INDEX quarry_ctime_desc_id ON db_dbnode (ctime DESC, id ASC)'];
 /** Temporary files older than this were left by a process that died; younger ones may still be in use. */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
@@ -32,7 +42,7 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
   const entry = zip.get(DB_ENTRY)!;
   const info = await stat(zip.file);
   const identity = createHash('sha256')
-    .update(`${info.size}\0${info.mtimeMs}\0${zip.fingerprint}`)
+    .update(`${info.size}\0${info.mtimeMs}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}`)
     .digest('hex')
     .slice(0, 32);
   const dir = join(cacheDir, 'archives');
@@ -41,7 +51,7 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
-  if (await hasSize(target, entry.size)) return target;
+  if (await isComplete(target)) return target;
 
   let job = pending.get(target);
   if (!job) {
@@ -64,6 +74,8 @@ async function extractTo(zip: ZipArchive, target: string, size: number): Promise
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await pipeline(await zip.openStream(DB_ENTRY), createWriteStream(temp, { flags: 'wx' }));
+    if (!(await hasSize(temp, size))) throw new Error(`db.sqlite3 is not the ${size} bytes the zip says`);
+    addIndexes(temp);
     // Flushed before the rename so that after a power cut the final name never holds a short file
     // (fsync through any descriptor flushes the file's data).
     const handle = await open(temp, 'r');
@@ -72,12 +84,15 @@ async function extractTo(zip: ZipArchive, target: string, size: number): Promise
     } finally {
       await handle.close();
     }
+    // The copy's final size, kept beside it: a copy cut short later (a full disk) is not trusted.
+    await writeFile(`${target}.size`, String((await stat(temp)).size));
     await rename(temp, target);
     extracted += 1;
   } catch (error) {
     await rm(temp, { force: true });
+    await rm(`${temp}-journal`, { force: true });
     // Another process may have won the race (a rename onto an open file fails on Windows); its copy is good.
-    if (await hasSize(target, size)) return target;
+    if (await isComplete(target)) return target;
     throw new StorageOpenError(extractionProblem(zip.file, dir, error));
   }
   return target;
@@ -93,6 +108,28 @@ function extractionProblem(file: string, dir: string, error: unknown): string {
     return `cannot write to the cache folder ${dir} (${detail}); choose another with --cache-dir or QUARRY_CACHE_DIR`;
   }
   return `cannot extract db.sqlite3 from ${file} (${detail}); the archive may be damaged: copy or export it again`;
+}
+
+function addIndexes(file: string) {
+  const db = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    for (const sql of EXTRA_INDEXES) {
+      try {
+        db.exec(sql);
+      } catch {
+        // Only an optimisation: a database it does not fit is served without it, or refused when opened.
+      }
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** A copy renamed into place, still of the size it had then. */
+async function isComplete(path: string): Promise<boolean> {
+  const recorded = await readFile(`${path}.size`, 'utf8').catch(() => undefined);
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && info.isFile() && String(info.size) === recorded;
 }
 
 async function hasSize(path: string, size: number): Promise<boolean> {
