@@ -144,4 +144,22 @@ describe('query engine on a generated archive', () => {
       expect(pages).toEqual(all);
     }
   });
+
+  it("answers the same rows when told to read in order instead of through the filters' indexes", async () => {
+    const dict = {
+      path: [node('p')],
+      filters: { p: { node_type: { like: 'process.%' }, process_type: { like: '%' } } },
+      project: { p: ['id', 'ctime'] },
+      order_by: [{ p: [{ ctime: { order: 'desc' } }, { id: { order: 'asc' } }] }],
+    };
+    const q = parseQueryDict(dict);
+    expect(compileQuery(q, 'sqlite', { orderedScan: true }).select.sql).toContain('+"t0"."node_type"');
+    expect(compileQuery(q, 'sqlite').select.sql).not.toContain('+"t0"');
+    for (const offset of [0, 20, 60]) {
+      const window = parseQueryDict({ ...dict, limit: 20, offset });
+      const ordered = await runQuery(b.db, window, { orderedScan: true });
+      expect(ordered.length).toBeGreaterThan(0);
+      expect(ordered).toEqual(await runQuery(b.db, window));
+    }
+  });
 });

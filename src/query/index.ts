@@ -6,6 +6,7 @@ import type { Database, Dialect, SqlRow, SqlStatement } from '../storage/types.j
 import { compile } from './compile.js';
 import { decodeRow, type ResultRow } from './decode.js';
 import type { QueryDict } from './model.js';
+import type { Select } from './sql-ast.js';
 import { renderPostgres, renderPostgresCount } from './render-postgres.js';
 import { renderSqlite, renderSqliteCount } from './render-sqlite.js';
 
@@ -19,10 +20,22 @@ export interface CompiledQuery {
   decodeRow(row: SqlRow): ResultRow;
 }
 
-export function compileQuery(q: QueryDict, dialect: Dialect): CompiledQuery {
+/** How to run a query, beyond what it asks for. */
+export interface PlanHints {
+  /**
+   * The rows wanted are a large share of the table: read them in the order asked for and stop after the
+   * window, instead of finding all of them through a filter's index and sorting (SQLite's planner cannot tell
+   * the two apart; PostgreSQL's can, from its statistics).
+   */
+  orderedScan?: boolean;
+}
+
+export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = {}): CompiledQuery {
   const compiled = compile(q);
   const [select, count] =
-    dialect === 'postgres' ? [renderPostgres, renderPostgresCount] : [renderSqlite, renderSqliteCount];
+    dialect === 'postgres'
+      ? [renderPostgres, renderPostgresCount]
+      : [(s: Select) => renderSqlite(s, hints), renderSqliteCount];
   return {
     select: select(compiled.select),
     count: count(compiled.count),
@@ -30,8 +43,8 @@ export function compileQuery(q: QueryDict, dialect: Dialect): CompiledQuery {
   };
 }
 
-export async function runQuery(db: Database, q: QueryDict): Promise<ResultRow[]> {
-  const compiled = compileQuery(q, db.dialect);
+export async function runQuery(db: Database, q: QueryDict, hints?: PlanHints): Promise<ResultRow[]> {
+  const compiled = compileQuery(q, db.dialect, hints);
   const rows = await db.all(compiled.select);
   return rows.map(compiled.decodeRow);
 }

@@ -10,6 +10,8 @@ export const ident = (name: string) => `"${name}"`;
 
 export abstract class SqlRenderer {
   readonly params: unknown[] = [];
+  /** Columns of this alias are written so that no index serves their conditions (SQLite's unary +). */
+  protected unindexedAlias?: string;
 
   /** The placeholder of one more bound value (already converted for the driver). */
   protected abstract placeholder(value: unknown): string;
@@ -21,7 +23,7 @@ export abstract class SqlRenderer {
   expr(e: Expr): string {
     switch (e.t) {
       case 'col':
-        return `${ident(e.alias)}.${ident(e.column)}`;
+        return `${e.alias === this.unindexedAlias ? '+' : ''}${ident(e.alias)}.${ident(e.column)}`;
       case 'and':
       case 'or':
         return `(${e.items.map((i) => this.expr(i)).join(e.t === 'and' ? ' AND ' : ' OR ')})`;
@@ -66,7 +68,7 @@ export abstract class SqlRenderer {
         `${j.kind === 'left' ? 'LEFT JOIN' : 'JOIN'} ${ident(j.table)} AS ${ident(j.alias)} ON ${this.expr(j.on)}`,
       );
     }
-    if (s.where) parts.push(`WHERE ${this.expr(s.where)}`);
+    if (s.where) parts.push(`WHERE ${this.condition(s)}`);
     if (s.orderBy.length > 0) {
       parts.push(
         `ORDER BY ${s.orderBy.map((o) => `${this.expr(o.expr)} ${o.desc ? 'DESC' : 'ASC'}`).join(', ')}`,
@@ -76,6 +78,11 @@ export abstract class SqlRenderer {
     return parts.join(' ');
   }
 
+  /** The WHERE clause of a select; dialects may steer their planner here. */
+  protected condition(s: Select): string {
+    return this.expr(s.where as Expr);
+  }
+
   /** A projected column; dialects may render it differently from the same expression in a condition. */
   protected column(e: Expr): string {
     return this.expr(e);
@@ -83,10 +90,10 @@ export abstract class SqlRenderer {
 }
 
 /** A statement and its counting form, rendered by a fresh renderer of the dialect each. */
-export function renderWith(make: () => SqlRenderer) {
+export function renderWith<H>(make: (hints?: H) => SqlRenderer) {
   return {
-    select(select: Select): SqlStatement {
-      const r = make();
+    select(select: Select, hints?: H): SqlStatement {
+      const r = make(hints);
       const sql = r.select(select);
       return { sql, params: r.params, pointLookup: isPointLookup(select) };
     },

@@ -1,5 +1,6 @@
 /** Render the SQL AST as SQLite SQL with positional `?` parameters (archives and sqlite_dos profiles). */
-import type { Expr } from './sql-ast.js';
+import type { PlanHints } from './index.js';
+import type { Expr, Select } from './sql-ast.js';
 import { ident, renderWith, SqlRenderer } from './render-base.js';
 
 /** SQLite JSON paths: `$."a"."b"`, array positions as `[n]`. Always bound as a parameter. */
@@ -22,6 +23,23 @@ function bind(value: unknown): unknown {
 const CAST = { real: 'REAL', integer: 'INTEGER', text: 'TEXT', boolean: 'INTEGER' } as const;
 
 class SqliteRenderer extends SqlRenderer {
+  constructor(private readonly hints: PlanHints = {}) {
+    super();
+  }
+
+  /** With an ordered scan wanted, the outer query's own conditions are kept away from their indexes. */
+  protected override condition(s: Select): string {
+    const outer = this.hints.orderedScan && s.orderBy.length > 0 && this.unindexedAlias === undefined;
+    if (!outer) return super.condition(s);
+    this.unindexedAlias = s.from.alias;
+    try {
+      return super.condition(s);
+    } finally {
+      this.unindexedAlias = undefined;
+      this.hints.orderedScan = false;
+    }
+  }
+
   protected placeholder(value: unknown): string {
     this.params.push(bind(value));
     return '?';
@@ -71,6 +89,6 @@ class SqliteRenderer extends SqlRenderer {
   }
 }
 
-const sqlite = renderWith(() => new SqliteRenderer());
+const sqlite = renderWith<PlanHints>((hints) => new SqliteRenderer({ ...hints }));
 export const renderSqlite = sqlite.select;
 export const renderSqliteCount = sqlite.count;

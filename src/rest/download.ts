@@ -3,7 +3,11 @@ import { classType } from '../domain/describe.js';
 import { dataEntryPoint, formatsOf } from '../domain/download-formats.js';
 import { arraysJson } from '../domain/formats/array-json.js';
 import { NpyError } from '../domain/formats/npy.js';
+import { cifBlock } from '../domain/formats/cif-writer.js';
+import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
+import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
+import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
 import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
 import { badRequest, inputError, notImplemented } from './errors.js';
@@ -55,6 +59,8 @@ export async function exportNode(
   } catch (error) {
     if (error instanceof UnsupportedExportError) throw badRequest(error.message);
     if (error instanceof NpyError) throw badRequest(`an array of this node cannot be read: ${error.message}`);
+    if (error instanceof UpfFormatError)
+      throw badRequest(`the UPF file of this node cannot be read: ${error.message}`);
     throw error;
   }
 }
@@ -70,12 +76,38 @@ async function render(
     if (format === 'xyz') return toXyz(structure);
     if (format === 'xsf') return toXsf(structure);
     if (format === 'chemdoodle') return toChemdoodle(structure);
+    if (format === 'cif') {
+      const symbols = new Map(structure.kinds.map((k) => [k.name, k.symbols[0] ?? k.name]));
+      return cifBlock('0', structure, (name) => symbols.get(name) ?? name);
+    }
+  }
+  if (entryPoint === 'core.array.trajectory' && (format === 'xsf' || format === 'cif')) {
+    const trajectory = await readTrajectory(backend, node);
+    return format === 'xsf' ? trajectoryXsf(trajectory) : trajectoryCif(trajectory);
   }
   if ((entryPoint === 'core.cif' && format === 'cif') || (entryPoint === 'core.upf' && format === 'upf')) {
     return readNodeFile(backend, node, String(node.attributes.filename));
+  }
+  if (entryPoint === 'core.upf' && format === 'json') {
+    const filename = String(node.attributes.filename);
+    return upfToJson((await readNodeFile(backend, node, filename)).toString('utf8'), filename);
   }
   if (ARRAY_JSON.has(entryPoint) && format === 'json') {
     return arraysJson(node.uuid, node.attributes, (file) => readNodeFile(backend, node, file));
   }
   throw notImplemented(`Export of ${node.node_type} as ${format} is not implemented yet in Quarry`);
+}
+
+async function readTrajectory(backend: StorageBackend, node: NodeRecord): Promise<Trajectory> {
+  const a = node.attributes;
+  if (!('array|cells' in a)) {
+    throw new UnsupportedExportError('this trajectory has no cells, which the format needs');
+  }
+  const pbc = Array.isArray(a.pbc) ? (a.pbc.map(Boolean) as [boolean, boolean, boolean]) : [true, true, true];
+  return {
+    symbols: (a.symbols as string[]) ?? [],
+    cells: readNpy(await readNodeFile(backend, node, 'cells.npy')),
+    positions: readNpy(await readNodeFile(backend, node, 'positions.npy')),
+    pbc: pbc as [boolean, boolean, boolean],
+  };
 }

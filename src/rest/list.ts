@@ -4,6 +4,7 @@
  */
 import { fullTypeFilters, FullTypeError } from '../domain/full-type.js';
 import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
+import type { PlanHints } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
 import { queryCount, queryRows } from './engine.js';
@@ -85,7 +86,13 @@ export async function listCollection(
       : limitWindow(qs.limit, qs.offset, limits.limitDefault);
   checkLimitCap(window.limit, limits.limitDefault);
 
-  const rows = await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset });
+  const hints = await planHints(backend, req, total, dict, tag);
+  const rows = await queryRows(
+    backend,
+    { ...dict, limit: window.limit, offset: window.offset },
+    undefined,
+    hints,
+  );
   if (total === undefined) {
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
     total = complete ? window.offset + rows.length : await queryCount(backend, dict);
@@ -100,6 +107,30 @@ export async function listCollection(
   });
   const key = req.links ?? main;
   return { data: { [key]: formatted }, total, pages: window.pages };
+}
+
+/** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */
+const ORDERED_SCAN_SHARE = 0.05;
+
+/**
+ * A page ordered by creation time over a large share of the nodes (say all processes) is read in index
+ * order; SQLite would otherwise collect every match through the type index and sort them (0.5 s at 10^6
+ * nodes instead of a fraction of a millisecond). The share comes from counts that are kept anyway.
+ */
+async function planHints(
+  backend: StorageBackend,
+  req: ListRequest,
+  total: number | undefined,
+  dict: Record<string, unknown>,
+  tag: string,
+): Promise<PlanHints | undefined> {
+  if (backend.db.dialect !== 'sqlite' || total === undefined || req.links) return undefined;
+  const order = (dict.order_by as Record<string, Record<string, unknown>[]>[])[0]?.[tag]?.[0] ?? {};
+  if (Object.keys(order)[0] !== 'ctime') return undefined;
+  const filters = (dict.filters as Record<string, Record<string, unknown>>)[tag] ?? {};
+  if (Object.keys(filters).length === 0) return undefined;
+  const all = await queryCount(backend, { path: [(dict.path as unknown[])[0]], project: { [tag]: ['id'] } });
+  return all > 0 && total / all >= ORDERED_SCAN_SHARE ? { orderedScan: true } : undefined;
 }
 
 function renamePk(filters: Record<string, QsFilter>): Record<string, unknown> {

@@ -21,15 +21,22 @@ export function normalise(value: unknown): unknown {
 }
 
 /** The first place two JSON values differ (keys compared as sets, lists in order), or undefined. */
-export function firstDiff(a: unknown, b: unknown, path = 'body'): string | undefined {
-  if (typeof a === 'number' && typeof b === 'number') return a === b ? undefined : `${path}: ${a} != ${b}`;
+/**
+ * The first difference between two JSON values. `ulps` > 0 lets numbers differ in their last bits (relative
+ * 2^-52 per ulp): exported numbers computed by the C library's pow differ between platforms.
+ */
+export function firstDiff(a: unknown, b: unknown, path = 'body', ulps = 0): string | undefined {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const close = Math.abs(a - b) <= ulps * 2 ** -52 * Math.max(Math.abs(a), Math.abs(b));
+    return a === b || close ? undefined : `${path}: ${a} != ${b}`;
+  }
   const ta = Array.isArray(a) ? 'array' : a === null ? 'null' : typeof a;
   const tb = Array.isArray(b) ? 'array' : b === null ? 'null' : typeof b;
   if (ta !== tb) return `${path}: ${ta} != ${tb}`;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return `${path}: length ${a.length} != ${b.length}`;
     for (let i = 0; i < a.length; i++) {
-      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
+      const d = firstDiff(a[i], b[i], `${path}[${i}]`, ulps);
       if (d) return d;
     }
     return undefined;
@@ -38,9 +45,9 @@ export function firstDiff(a: unknown, b: unknown, path = 'body'): string | undef
     const oa = a as Record<string, unknown>;
     const ob = b as Record<string, unknown>;
     for (const k of [...new Set([...Object.keys(oa), ...Object.keys(ob)])].sort()) {
-      if (!(k in oa)) return `${path}/${k}: only in expected`;
-      if (!(k in ob)) return `${path}/${k}: only in actual`;
-      const d = firstDiff(oa[k], ob[k], `${path}/${k}`);
+      if (!(k in oa)) return `${path}/${k}: only in Quarry's answer`;
+      if (!(k in ob)) return `${path}/${k}: missing from Quarry's answer`;
+      const d = firstDiff(oa[k], ob[k], `${path}/${k}`, ulps);
       if (d) return d;
     }
     return undefined;

@@ -78,16 +78,7 @@ const IN_SCOPE = new Set([
  * Requests of in-scope endpoints that still wait for work of issue #4: export formats Quarry does not write
  * yet (answered 501 "not implemented yet" meanwhile) and the derived properties of k-points and bands.
  */
-const PENDING: RegExp[] = [
-  /^download-bands/,
-  /^download-traj\d?-(cif|xsf)/,
-  /^download-traj-head$/,
-  /^download-struct\d?-cif/,
-  /^download-struct-head$/,
-  /^struct-(0d|1d|2d)-download-cif$/,
-  /^download-upf\d-json/,
-  /^node-(kpts|bands)\d-derived$/,
-];
+const PENDING: RegExp[] = [/^download-bands/, /^node-(kpts|bands)\d-derived$/];
 
 export function inScope(endpoint: string, id = ''): boolean {
   return IN_SCOPE.has(endpoint) && !PENDING.some((p) => p.test(id));
