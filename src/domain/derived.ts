@@ -13,8 +13,8 @@ export function derivedProperties(
     const structure = structureFromAttributes(attributes);
     return { dimensionality: dimensionality(structure), formula: structureFormula(structure) };
   }
-  if (type === 'data.core.array.kpoints.KpointsData.' || type === 'data.core.array.bands.BandsData.') {
-    // Brillouin-zone faces (seekpath) and band-plot data: not written yet.
+  if (type === 'data.core.array.kpoints.KpointsData.') {
+    // Brillouin-zone faces (seekpath): not written yet.
     throw new DerivedNotAvailable(`derived properties of ${nodeType} are not implemented yet in Quarry`);
   }
   // Every other type has none; the reference crashed on them, an empty object is the answer.

@@ -1,8 +1,10 @@
 /** `/nodes/<id>/download/`: a data node exported in one of the formats its class offers. */
+import { derivedProperties } from '../domain/derived.js';
 import { classType } from '../domain/describe.js';
 import { dataEntryPoint, formatsOf } from '../domain/download-formats.js';
 import { arraysJson } from '../domain/formats/array-json.js';
 import { NpyError } from '../domain/formats/npy.js';
+import { agrBatch, bandsJson, datBlocks, datMulticolumn, type Bands } from '../domain/formats/bands.js';
 import { cifBlock } from '../domain/formats/cif-writer.js';
 import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
@@ -88,6 +90,9 @@ async function render(
   if ((entryPoint === 'core.cif' && format === 'cif') || (entryPoint === 'core.upf' && format === 'upf')) {
     return readNodeFile(backend, node, String(node.attributes.filename));
   }
+  if (entryPoint === 'core.array.bands' && format in BAND_FORMATS) {
+    return BAND_FORMATS[format]!(await readBands(backend, node));
+  }
   if (entryPoint === 'core.upf' && format === 'json') {
     const filename = String(node.attributes.filename);
     return upfToJson((await readNodeFile(backend, node, filename)).toString('utf8'), filename);
@@ -96,6 +101,38 @@ async function render(
     return arraysJson(node.uuid, node.attributes, (file) => readNodeFile(backend, node, file));
   }
   throw notImplemented(`Export of ${node.node_type} as ${format} is not implemented yet in Quarry`);
+}
+
+/** `contents/derived_properties/`: the band segments for BandsData (they live in files), else from attributes. */
+export async function derivedOf(backend: StorageBackend, node: NodeRecord): Promise<Record<string, unknown>> {
+  if (classType(node.node_type) === 'data.core.array.bands.BandsData.') {
+    return { bands: JSON.parse(bandsJson(await readBands(backend, node), false)) as unknown };
+  }
+  return derivedProperties(node.node_type, node.attributes);
+}
+
+const BAND_FORMATS: Record<string, (b: Bands) => string> = {
+  agr_batch: agrBatch,
+  dat_blocks: datBlocks,
+  dat_multicolumn: datMulticolumn,
+  json: (b) => bandsJson(b),
+};
+
+export async function readBands(backend: StorageBackend, node: NodeRecord): Promise<Bands> {
+  const a = node.attributes;
+  const names = a.labels;
+  const numbers = a.label_numbers;
+  return {
+    uuid: node.uuid,
+    label: node.label ?? '',
+    bands: readNpy(await readNodeFile(backend, node, 'bands.npy')),
+    kpoints: readNpy(await readNodeFile(backend, node, 'kpoints.npy')),
+    cell: Array.isArray(a.cell) ? (a.cell as number[][]) : undefined,
+    labels:
+      Array.isArray(names) && Array.isArray(numbers)
+        ? numbers.map((n, i): [number, string] => [Number(n), String(names[i])])
+        : undefined,
+  };
 }
 
 async function readTrajectory(backend: StorageBackend, node: NodeRecord): Promise<Trajectory> {

@@ -16,8 +16,8 @@ import {
   type NodeRecord,
 } from '../../rest/node-contents.js';
 import { ioTree } from '../../rest/tree.js';
-import { DerivedNotAvailable, derivedProperties } from '../../domain/derived.js';
-import { exportNode } from '../../rest/download.js';
+import { DerivedNotAvailable } from '../../domain/derived.js';
+import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { parseRequest, type ParsedRequest } from '../request.js';
@@ -108,9 +108,9 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
   );
   app.get(
     `${nodes}/contents/derived_properties`,
-    nodeEndpoint(ctx, 'nodes', async (_parsed, node) => {
+    nodeEndpoint(ctx, 'nodes', async ({ backend }, node) => {
       try {
-        return { derived_properties: derivedProperties(node.node_type, node.attributes) };
+        return { derived_properties: await derivedOf(backend, node) };
       } catch (error) {
         if (error instanceof DerivedNotAvailable) throw notImplemented(error.message);
         throw error;

@@ -1,0 +1,99 @@
+/**
+ * BandsData exports on a small fixed band structure (3 k-points from G to X, 2 bands); the expected texts
+ * follow the reference's answers for the rich archive's band structures (download-bands0-*).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  agrBatch,
+  bandsJson,
+  datBlocks,
+  datMulticolumn,
+  plotData,
+  type Bands,
+} from '../src/domain/formats/bands.js';
+import { FILE_HEADER } from '../src/domain/formats/array-json.js';
+import { readNpy } from '../src/domain/formats/npy.js';
+import { npy } from '../src/generate/files.js';
+
+const bands: Bands = {
+  uuid: 'd5244a9a-cb21-4bb8-a8ee-3a0a6d97b6d4',
+  label: '',
+  bands: readNpy(npy([-2.859, 0.5006, -1.2177, 0.3364, 0.6022, 5.7149], [3, 2])),
+  kpoints: readNpy(npy([0, 0, 0, 0.25, 0, 0, 0.5, 0, 0], [3, 3])),
+  labels: [
+    [0, 'G'],
+    [2, 'X'],
+  ],
+};
+
+const header = [
+  ...FILE_HEADER.split('\n'),
+  '',
+  'Dumped from BandsData UUID=d5244a9a-cb21-4bb8-a8ee-3a0a6d97b6d4',
+  '\tpoints\tbands',
+  '\t3\t2',
+  '',
+  '\tlabel\tpoint',
+  '\tG\t0.00000000',
+  '\tX\t0.50000000',
+]
+  .map((l) => `# ${l}`)
+  .join('\n');
+
+describe('band structure exports', () => {
+  it('measures the path along the k-points, with no distance across a jump between labels', () => {
+    expect(plotData(bands).x).toEqual([0, 0.25, 0.5]);
+    const jump = {
+      ...bands,
+      labels: [
+        [0, 'G'],
+        [1, 'X'],
+      ] as [number, string][],
+    };
+    expect(plotData(jump).x).toEqual([0, 0, 0.25]);
+    expect(plotData(jump, undefined, '|').labels).toEqual([[0, 'G|X']]);
+    const greek = { ...bands, labels: [[0, 'GAMMA_1']] as [number, string][] };
+    expect(plotData(greek, 'agr_seekpath').labels).toEqual([[0, '\\xG\\f{}\\s1\\N']]);
+  });
+
+  it('writes dat_multicolumn and dat_blocks as the reference does', () => {
+    expect(datMulticolumn(bands)).toBe(
+      `${header}\n0.00000000\t-2.85900000\t0.50060000\n0.25000000\t-1.21770000\t0.33640000\n0.50000000\t0.60220000\t5.71490000\n`,
+    );
+    expect(datBlocks(bands)).toBe(
+      `${header}\n0.00000000\t-2.85900000\n0.25000000\t-1.21770000\n0.50000000\t0.60220000\n\n\n` +
+        '0.00000000\t0.50060000\n0.25000000\t0.33640000\n0.50000000\t5.71490000\n\n',
+    );
+  });
+
+  it('writes the xmgrace batch file with the world box and the labelled ticks', () => {
+    const text = agrBatch(bands);
+    expect(text).toContain('\nREAD XY "_data.dat"\nworld 0.0, -2.859, 0.5, 5.7149\n');
+    expect(text).toContain('xaxis  tick spec 2\nxaxis  tick major 0, 0.0\nxaxis  ticklabel 0, "G"\n');
+    expect(text.endsWith('s1 line color 1\ns1 linewidth 1\n')).toBe(true);
+  });
+
+  it('writes the JSON of the band visualizer: segments between labels, Python number types', () => {
+    const json = bandsJson(bands);
+    expect(JSON.parse(json)).toEqual({
+      label: '',
+      path: [['G', 'X']],
+      paths: [
+        {
+          length: 2,
+          from: 'G',
+          to: 'X',
+          values: [
+            [-2.859, -1.2177, 0.6022],
+            [0.5006, 0.3364, 5.7149],
+          ],
+          x: [0, 0.25, 0.5],
+          two_band_types: false,
+        },
+      ],
+      original_uuid: bands.uuid,
+      comments: FILE_HEADER,
+    });
+    expect(json).toContain('"x": [0.0, 0.25, 0.5]');
+  });
+});
