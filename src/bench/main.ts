@@ -175,7 +175,8 @@ async function main(options: Options) {
       1,
     ),
   );
-  process.stderr.write(`wrote ${options.out}\n`);
+  writeFileSync(options.out.replace(/\.json$/, '') + '.md', markdownTable(rows));
+  process.stderr.write(`wrote ${options.out} and its table as Markdown\n`);
   if (rows.some((r) => (r.errors as number) > 0)) process.exitCode = 1;
 }
 
@@ -190,6 +191,17 @@ function ratio(measured: Measure, http: Measure, dataMs: number): number | null 
   }
   if (measured.rps === 0 || http.rps === 0) return null;
   return Number((1000 / measured.rps / (1000 / http.rps + dataMs)).toFixed(2));
+}
+
+/** The same table in Markdown, for docs/performance.md. */
+function markdownTable(rows: Record<string, unknown>[]): string {
+  const head =
+    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) |';
+  const lines = rows.map((r) => {
+    const num = (v: unknown, digits: number) => (typeof v === 'number' ? v.toFixed(digits) : '');
+    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} |`;
+  });
+  return [head, '|' + ' --- |'.repeat(8), ...lines].join('\n') + '\n';
 }
 
 function printTable(rows: Record<string, unknown>[]) {
