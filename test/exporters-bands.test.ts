@@ -8,6 +8,7 @@ import {
   bandsJson,
   datBlocks,
   datMulticolumn,
+  gnuplotScript,
   plotData,
   type Bands,
 } from '../src/domain/formats/bands.js';
@@ -95,5 +96,13 @@ describe('band structure exports', () => {
       comments: FILE_HEADER,
     });
     expect(json).toContain('"x": [0.0, 0.25, 0.5]');
+  });
+
+  it('writes the gnuplot script with labelled ticks, the ranges and the data file it plots', () => {
+    const script = gnuplotScript(bands, 'eV');
+    expect(script.startsWith(header.replaceAll('# ', '#  ').replaceAll('#\n', '# \n'))).toBe(true);
+    expect(script).toContain('\nset xtics ("G" 0.0, "X" 0.5)\nunset key\nset yrange [-2.859:5.7149]\n');
+    expect(script).toContain('set ylabel "Dispersion (eV)"\nset xrange [0.0:0.5]\n');
+    expect(script.endsWith('plot "band_data.dat" with l lc rgb "#000000"\n')).toBe(true);
   });
 });

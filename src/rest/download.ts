@@ -4,7 +4,14 @@ import { classType } from '../domain/describe.js';
 import { dataEntryPoint, formatsOf } from '../domain/download-formats.js';
 import { arraysJson } from '../domain/formats/array-json.js';
 import { NpyError } from '../domain/formats/npy.js';
-import { agrBatch, bandsJson, datBlocks, datMulticolumn, type Bands } from '../domain/formats/bands.js';
+import {
+  agrBatch,
+  bandsJson,
+  datBlocks,
+  datMulticolumn,
+  gnuplotScript,
+  type Bands,
+} from '../domain/formats/bands.js';
 import { cifBlock } from '../domain/formats/cif-writer.js';
 import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
@@ -91,7 +98,7 @@ async function render(
     return readNodeFile(backend, node, String(node.attributes.filename));
   }
   if (entryPoint === 'core.array.bands' && format in BAND_FORMATS) {
-    return BAND_FORMATS[format]!(await readBands(backend, node));
+    return BAND_FORMATS[format]!(await readBands(backend, node), node);
   }
   if (entryPoint === 'core.upf' && format === 'json') {
     const filename = String(node.attributes.filename);
@@ -111,10 +118,11 @@ export async function derivedOf(backend: StorageBackend, node: NodeRecord): Prom
   return derivedProperties(node.node_type, node.attributes);
 }
 
-const BAND_FORMATS: Record<string, (b: Bands) => string> = {
+const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string> = {
   agr_batch: agrBatch,
   dat_blocks: datBlocks,
   dat_multicolumn: datMulticolumn,
+  gnuplot: (b, node) => gnuplotScript(b, String(node.attributes.units)),
   json: (b) => bandsJson(b),
 };
 

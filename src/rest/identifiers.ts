@@ -50,24 +50,33 @@ export async function resolveId(
   spec: CollectionSpec,
   raw: string | number,
 ): Promise<number> {
-  let filter: Record<string, unknown>;
-  if (spec.idKind === 'pk') {
-    filter = { id: { '==': Number(raw) } };
-  } else {
-    filter = { uuid: uuidCondition(dashed(String(raw))) };
-  }
   const rows = await queryRows(backend, {
     path: [{ ...spec.vertex, tag: 'e' }],
-    filters: { e: { ...spec.typeFilters, ...filter } },
+    filters: { e: { ...spec.typeFilters, ...idFilter(spec, raw) } },
     project: { e: ['id'] },
     limit: 2,
   });
+  const id = theOne(
+    rows.map((r) => r.e),
+    spec,
+    raw,
+  )?.id;
+  return id as number;
+}
+
+/** The condition on a collection's own column that `<id>` names (pk, full UUID or UUID prefix). */
+export function idFilter(spec: CollectionSpec, raw: string | number): Record<string, unknown> {
+  return spec.idKind === 'pk' ? { id: { '==': Number(raw) } } : { uuid: uuidCondition(dashed(String(raw))) };
+}
+
+/** The one record `<id>` names among the rows found for it (at most two asked for), or the reference's 404. */
+export function theOne<T>(rows: (T | undefined)[], spec: CollectionSpec, raw: string | number): T {
   if (rows.length > 1) throw inputError('More than one node found. Provide longer starting pattern for id.');
-  const id = rows[0]?.e?.id;
-  if (typeof id !== 'number') {
+  const found = rows[0];
+  if (found === undefined) {
     throw inputError(
       `either no object's id starts with '${raw}' or the corresponding object is not of type aiida.orm.${spec.aiidaType}`,
     );
   }
-  return id;
+  return found;
 }

@@ -10,7 +10,7 @@ import type { CollectionSpec } from './collections.js';
 import { queryCount, queryRows } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { formatNodeRecord, formatRecord } from './format.js';
-import { resolveId } from './identifiers.js';
+import { idFilter, resolveId, theOne } from './identifiers.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
 export interface ListRequest {
@@ -49,11 +49,14 @@ export async function listCollection(
   if (isNodes && qs.fullType !== undefined) Object.assign(filters, parseFullType(qs.fullType));
   const main = spec.name;
   let pk: number | undefined;
+  // A single record is selected by its id in the query itself (one query, not two); its links and windows
+  // other than the first need the pk first.
+  const direct = req.id !== undefined && !req.links && req.page === undefined && !qs.offset;
   if (req.id !== undefined) {
     if (!req.links && Object.keys(filters).length > 0) {
       throw inputError('selecting a specific id does not allow to specify filters');
     }
-    pk = await resolveId(backend, spec, req.id);
+    if (!direct) pk = await resolveId(backend, spec, req.id);
   }
 
   // Linked nodes are a second vertex joined through the links table; the query-string filters, orders and
@@ -73,6 +76,7 @@ export async function listCollection(
       ...spec.typeFilters,
       ...filters,
       ...(pk === undefined ? {} : { id: { '==': pk } }),
+      ...(direct ? idFilter(spec, req.id as string | number) : {}),
     };
   }
   project[tag] = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
@@ -87,12 +91,9 @@ export async function listCollection(
   checkLimitCap(window.limit, limits.limitDefault);
 
   const hints = await planHints(backend, req, total, dict, tag);
-  const rows = await queryRows(
-    backend,
-    { ...dict, limit: window.limit, offset: window.offset },
-    undefined,
-    hints,
-  );
+  const rows = direct
+    ? [theOne(await queryRows(backend, { ...dict, limit: 2 }), spec, req.id as string | number)]
+    : await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset }, undefined, hints);
   if (total === undefined) {
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
     total = complete ? window.offset + rows.length : await queryCount(backend, dict);

@@ -73,6 +73,13 @@ const PRETTIFIERS: Record<string, (label: string) => string> = {
       .replaceAll('LAMBDA', '\\xL\\f{}')
       .replaceAll('SIGMA', '\\xS\\f{}')
       .replace(/_(.?)/g, '\\s$1\\N'),
+  gnuplot_seekpath: (label) =>
+    label
+      .replaceAll('GAMMA', 'Γ')
+      .replaceAll('DELTA', 'Δ')
+      .replaceAll('LAMBDA', 'Λ')
+      .replaceAll('SIGMA', 'Σ')
+      .replace(/_(.?)/g, '_{$1}'),
 };
 
 /** Labels closer than 1e-6 are written as one, joined by `symbol` (aiida's join_labels). */
@@ -175,6 +182,54 @@ export function agrBatch(b: Bands): string {
     ...(p.y[0] ?? []).flatMap((_, i) => [`s${i} line color 1`, `s${i} linewidth 1`]),
   ];
   return `${batch.join('\n')}\n`;
+}
+
+const GNUPLOT_NOTES = `## Uncomment the next two lines to write directly to PDF
+## Note: You need to have gnuplot installed with pdfcairo support!
+#set term pdfcairo
+#set output 'out.pdf'
+
+### Uncomment one of the options below to change font
+### For the LaTeX fonts, you can download them from here:
+### https://sourceforge.net/projects/cm-unicode/
+### And then install them in your system
+## LaTeX Serif font, if installed
+#set termopt font "CMU Serif, 12"
+## LaTeX Sans Serif font, if installed
+#set termopt font "CMU Sans Serif, 12"
+## Classical Times New Roman
+#set termopt font "Times New Roman, 12"
+`;
+
+/** A gnuplot script plotting the bands from `band_data.dat` (the data file is not part of the download). */
+export function gnuplotScript(b: Bands, units: string): string {
+  const p = plotData(b, 'gnuplot_seekpath', '|');
+  const all = p.y.flat();
+  const xtics = p.labels.map(([pos, name]) => `"${name}" ${pyFloat(pos)}`).join(', ');
+  const script = [
+    headerComment(b, p, '# '),
+    '',
+    GNUPLOT_NOTES,
+    'set termopt enhanced',
+    'set encoding utf8',
+    `set xtics (${xtics})`,
+    'unset key',
+    `set yrange [${pyFloat(Math.min(...all))}:${pyFloat(Math.max(...all))}]`,
+    `set ylabel "Dispersion (${units})"`,
+  ];
+  if (p.x.length > 1) {
+    script.push(
+      `set xrange [${pyFloat(Math.min(...p.x))}:${pyFloat(Math.max(...p.x))}]`,
+      'set grid xtics lt 1 lc rgb "#888888"',
+      'plot "band_data.dat" with l lc rgb "#000000"',
+    );
+  } else {
+    script.push(
+      'set xrange [-1.0:1.0]',
+      'plot "band_data.dat" using ($1-0.25):($2):(0.5):(0) with vectors nohead lc rgb "#000000"',
+    );
+  }
+  return `${script.join('\n')}\n`;
 }
 
 /** The band segments between labelled points, as the AiiDA band visualizer reads them. */
