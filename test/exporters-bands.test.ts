@@ -12,6 +12,7 @@ import {
   plotData,
   type Bands,
 } from '../src/domain/formats/bands.js';
+import { agrProject } from '../src/domain/formats/bands-agr.js';
 import { FILE_HEADER } from '../src/domain/formats/array-json.js';
 import { readNpy } from '../src/domain/formats/npy.js';
 import { npy } from '../src/generate/files.js';
@@ -104,5 +105,20 @@ describe('band structure exports', () => {
     expect(script).toContain('\nset xtics ("G" 0.0, "X" 0.5)\nunset key\nset yrange [-2.859:5.7149]\n');
     expect(script).toContain('set ylabel "Dispersion (eV)"\nset xrange [0.0:0.5]\n');
     expect(script.endsWith('plot "band_data.dat" with l lc rgb "#000000"\n')).toBe(true);
+  });
+
+  it('writes the xmgrace project: page set-up, world box, labelled ticks, one described set per band', () => {
+    const agr = agrProject(bands, 'eV');
+    expect(agr.startsWith(`${header}\n\n    # Grace project file\n    #\n    @version 50122\n`)).toBe(true);
+    expect(agr).toContain('\n    @    world 0.0, -2.859, 0.5, 5.7149\n');
+    expect(agr).toContain('\n    @    xaxis  tick major 1, 0.5\n    @    xaxis  ticklabel 1, "X"\n');
+    expect(agr).toContain('\n    @    yaxis  label "Dispersion (eV)"\n');
+    expect(agr).toContain('\n    @    yaxis  tick major 1\n');
+    expect(agr).toContain('@    s1 line color 1\n');
+    expect(
+      agr.endsWith(
+        '@target G0.S1\n    @type xy\n    0.00000000\t0.50060000\n0.25000000\t0.33640000\n0.50000000\t5.71490000\n\n    \n    ',
+      ),
+    ).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import {
   gnuplotScript,
   type Bands,
 } from '../domain/formats/bands.js';
+import { agrProject } from '../domain/formats/bands-agr.js';
 import { cifBlock } from '../domain/formats/cif-writer.js';
 import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
@@ -122,6 +123,7 @@ const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string> = {
   agr_batch: agrBatch,
   dat_blocks: datBlocks,
   dat_multicolumn: datMulticolumn,
+  agr: (b, node) => agrProject(b, String(node.attributes.units)),
   gnuplot: (b, node) => gnuplotScript(b, String(node.attributes.units)),
   json: (b) => bandsJson(b),
 };

@@ -79,8 +79,7 @@ const IN_SCOPE = new Set([
  * yet (answered 501 "not implemented yet" meanwhile) and the derived properties of k-points and bands.
  */
 const PENDING: RegExp[] = [
-  /^download-bands\d-(agr|mpl_pdf|mpl_png|mpl_singlefile|mpl_withjson)(-nodl)?$/,
-  /^download-bands-head$/,
+  /^download-bands\d-(mpl_pdf|mpl_png|mpl_singlefile|mpl_withjson)(-nodl)?$/,
   /^node-kpts\d-derived$/,
 ];
 
