@@ -13,6 +13,7 @@ import {
   type Bands,
 } from '../src/domain/formats/bands.js';
 import { agrProject } from '../src/domain/formats/bands-agr.js';
+import { mplSinglefile, mplWithJson } from '../src/domain/formats/bands-matplotlib.js';
 import { FILE_HEADER } from '../src/domain/formats/array-json.js';
 import { readNpy } from '../src/domain/formats/npy.js';
 import { npy } from '../src/generate/files.js';
@@ -120,5 +121,19 @@ describe('band structure exports', () => {
         '@target G0.S1\n    @type xy\n    0.00000000\t0.50060000\n0.25000000\t0.33640000\n0.50000000\t5.71490000\n\n    \n    ',
       ),
     ).toBe(true);
+  });
+
+  it('writes the matplotlib scripts with the plotted data inline or read from _data.json', () => {
+    const single = mplSinglefile(bands, 'eV');
+    expect(single.startsWith('# -*- coding: utf-8 -*-\n\nfrom matplotlib import rc\n')).toBe(true);
+    expect(single).toContain('all_data_str = r"""{\n  "paths": [\n    {\n      "length": 2,\n');
+    expect(single).toContain('"tick_pos": [\n    0.0,\n    0.5\n  ],');
+    expect(single).toContain('p.scatter(x, values, marker="_")');
+    expect(single.endsWith('    pass\npl.show()')).toBe(true);
+    const withJson = mplWithJson(bands, 'eV');
+    expect(withJson).toContain(
+      `with open("_data.json", encoding='utf8') as f:\n    all_data_str = f.read()\n`,
+    );
+    expect(withJson).not.toContain('all_data_str = r');
   });
 });

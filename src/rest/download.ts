@@ -13,6 +13,7 @@ import {
   type Bands,
 } from '../domain/formats/bands.js';
 import { agrProject } from '../domain/formats/bands-agr.js';
+import { mplSinglefile, mplWithJson } from '../domain/formats/bands-matplotlib.js';
 import { cifBlock } from '../domain/formats/cif-writer.js';
 import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
@@ -126,6 +127,8 @@ const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string> = {
   agr: (b, node) => agrProject(b, String(node.attributes.units)),
   gnuplot: (b, node) => gnuplotScript(b, String(node.attributes.units)),
   json: (b) => bandsJson(b),
+  mpl_singlefile: (b, node) => mplSinglefile(b, String(node.attributes.units)),
+  mpl_withjson: (b, node) => mplWithJson(b, String(node.attributes.units)),
 };
 
 export async function readBands(backend: StorageBackend, node: NodeRecord): Promise<Bands> {

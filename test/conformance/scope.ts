@@ -78,10 +78,7 @@ const IN_SCOPE = new Set([
  * Requests of in-scope endpoints that still wait for work of issue #4: export formats Quarry does not write
  * yet (answered 501 "not implemented yet" meanwhile) and the derived properties of k-points and bands.
  */
-const PENDING: RegExp[] = [
-  /^download-bands\d-(mpl_pdf|mpl_png|mpl_singlefile|mpl_withjson)(-nodl)?$/,
-  /^node-kpts\d-derived$/,
-];
+const PENDING: RegExp[] = [/^download-bands\d-(mpl_pdf|mpl_png)(-nodl)?$/, /^node-kpts\d-derived$/];
 
 export function inScope(endpoint: string, id = ''): boolean {
   return IN_SCOPE.has(endpoint) && !PENDING.some((p) => p.test(id));

@@ -73,6 +73,13 @@ const PRETTIFIERS: Record<string, (label: string) => string> = {
       .replaceAll('LAMBDA', '\\xL\\f{}')
       .replaceAll('SIGMA', '\\xS\\f{}')
       .replace(/_(.?)/g, '\\s$1\\N'),
+  latex_seekpath: (label) =>
+    label
+      .replaceAll('GAMMA', '$\\Gamma$')
+      .replaceAll('DELTA', '$\\Delta$')
+      .replaceAll('LAMBDA', '$\\Lambda$')
+      .replaceAll('SIGMA', '$\\Sigma$')
+      .replace(/_(.?)/g, '$$_{$1}$$'),
   gnuplot_seekpath: (label) =>
     label
       .replaceAll('GAMMA', 'Γ')
@@ -233,7 +240,7 @@ export function gnuplotScript(b: Bands, units: string): string {
 }
 
 /** The band segments between labelled points, as the AiiDA band visualizer reads them. */
-function segments(b: Bands) {
+export function segments(b: Bands) {
   const p = plotData(b);
   const labels: Label[] = (b.labels ?? []).map(([i, name]) => [i, name]);
   const floats = (v: number[]) => v.map((x) => new PyFloat(x));

@@ -42,8 +42,11 @@ export class PyFloat {
   constructor(readonly value: number) {}
 }
 
-/** Python's json.dumps with default settings (`, ` and `: ` separators, ASCII-only output). */
-export function pyJson(value: unknown): string {
+/**
+ * Python's json.dumps: default settings (`, ` and `: ` separators, ASCII-only output), or with `indent`
+ * (one item a line, `,` at line ends, empty lists and objects as `[]` and `{}`).
+ */
+export function pyJson(value: unknown, indent?: number, depth = 0): string {
   if (value instanceof PyFloat) return pyFloat(value.value);
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -54,10 +57,16 @@ export function pyJson(value: unknown): string {
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
     );
   }
-  if (Array.isArray(value)) return `[${value.map(pyJson).join(', ')}]`;
-  return `{${Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${pyJson(k)}: ${pyJson(v)}`)
-    .join(', ')}}`;
+  const items = Array.isArray(value)
+    ? value.map((v) => pyJson(v, indent, depth + 1))
+    : Object.entries(value as Record<string, unknown>).map(
+        ([k, v]) => `${pyJson(k)}: ${pyJson(v, indent, depth + 1)}`,
+      );
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (indent === undefined) return `${open}${items.join(', ')}${close}`;
+  if (items.length === 0) return `${open}${close}`;
+  const inner = '\n' + ' '.repeat(indent * (depth + 1));
+  return `${open}${inner}${items.join(`,${inner}`)}\n${' '.repeat(indent * depth)}${close}`;
 }
 
 /** Mark every number of a nested list as a float. */
