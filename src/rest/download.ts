@@ -13,7 +13,8 @@ import {
   type Bands,
 } from '../domain/formats/bands.js';
 import { agrProject } from '../domain/formats/bands-agr.js';
-import { mplSinglefile, mplWithJson } from '../domain/formats/bands-matplotlib.js';
+import { mplSinglefile, mplWithJson, plotDict } from '../domain/formats/bands-matplotlib.js';
+import { figureOf, figurePdf, figurePng } from '../domain/formats/bands-plot.js';
 import { cifBlock } from '../domain/formats/cif-writer.js';
 import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
@@ -120,15 +121,19 @@ export async function derivedOf(backend: StorageBackend, node: NodeRecord): Prom
   return derivedProperties(node.node_type, node.attributes);
 }
 
-const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string> = {
+const units = (node: NodeRecord) => String(node.attributes.units);
+
+const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string | Buffer> = {
   agr_batch: agrBatch,
   dat_blocks: datBlocks,
   dat_multicolumn: datMulticolumn,
-  agr: (b, node) => agrProject(b, String(node.attributes.units)),
-  gnuplot: (b, node) => gnuplotScript(b, String(node.attributes.units)),
+  agr: (b, node) => agrProject(b, units(node)),
+  gnuplot: (b, node) => gnuplotScript(b, units(node)),
   json: (b) => bandsJson(b),
-  mpl_singlefile: (b, node) => mplSinglefile(b, String(node.attributes.units)),
-  mpl_withjson: (b, node) => mplWithJson(b, String(node.attributes.units)),
+  mpl_pdf: (b, node) => figurePdf(figureOf(plotDict(b, units(node)))),
+  mpl_png: (b, node) => figurePng(figureOf(plotDict(b, units(node)))),
+  mpl_singlefile: (b, node) => mplSinglefile(b, units(node)),
+  mpl_withjson: (b, node) => mplWithJson(b, units(node)),
 };
 
 export async function readBands(backend: StorageBackend, node: NodeRecord): Promise<Bands> {

@@ -138,6 +138,15 @@ export function judgeAgainst(
     if (expected.subarray(0, 5).toString() === '%PDF-') {
       return answer.raw.subarray(0, 5).toString() === '%PDF-' ? undefined : 'expected a PDF';
     }
+    // A rendered plot: a PNG of the same size in pixels (the drawing is Quarry's own, not matplotlib's).
+    if (expected.subarray(1, 4).toString() === 'PNG') {
+      const size = (png: Buffer) =>
+        png.length > 24 ? `${png.readUInt32BE(16)}x${png.readUInt32BE(20)}` : '';
+      if (answer.raw.subarray(1, 4).toString() !== 'PNG') return 'expected a PNG';
+      return size(expected) === size(answer.raw)
+        ? undefined
+        : `PNG of ${size(answer.raw)}, expected ${size(expected)}`;
+    }
     if (isCif(expected.toString())) return cifDifference(expected.toString(), answer.raw.toString());
     return expected.equals(answer.raw)
       ? undefined

@@ -75,10 +75,10 @@ const IN_SCOPE = new Set([
 ]);
 
 /**
- * Requests of in-scope endpoints that still wait for work of issue #4: export formats Quarry does not write
- * yet (answered 501 "not implemented yet" meanwhile) and the derived properties of k-points and bands.
+ * Requests of in-scope endpoints that still wait for work of issue #4: the derived properties of k-points
+ * (the Brillouin zone), answered 501 "not implemented yet" meanwhile.
  */
-const PENDING: RegExp[] = [/^download-bands\d-(mpl_pdf|mpl_png)(-nodl)?$/, /^node-kpts\d-derived$/];
+const PENDING: RegExp[] = [/^node-kpts\d-derived$/];
 
 export function inScope(endpoint: string, id = ''): boolean {
   return IN_SCOPE.has(endpoint) && !PENDING.some((p) => p.test(id));

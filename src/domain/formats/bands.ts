@@ -239,13 +239,22 @@ export function gnuplotScript(b: Bands, units: string): string {
   return `${script.join('\n')}\n`;
 }
 
+export interface Segment {
+  length: number;
+  from: string;
+  to: string;
+  values: PyFloat[][];
+  x: PyFloat[];
+  two_band_types: boolean;
+}
+
 /** The band segments between labelled points, as the AiiDA band visualizer reads them. */
 export function segments(b: Bands) {
   const p = plotData(b);
   const labels: Label[] = (b.labels ?? []).map(([i, name]) => [i, name]);
   const floats = (v: number[]) => v.map((x) => new PyFloat(x));
   const twoBandTypes = b.bands.shape.length === 3;
-  const segment = (from: number, to: number, fromName: string, toName: string) => ({
+  const segment = (from: number, to: number, fromName: string, toName: string): Segment => ({
     length: to - from,
     from: fromName,
     to: toName,
@@ -256,7 +265,7 @@ export function segments(b: Bands) {
     two_band_types: twoBandTypes,
   });
   const path: string[][] = [];
-  const paths: unknown[] = [];
+  const paths: Segment[] = [];
   if (labels.length > 1) {
     if (labels[0]?.[0] !== 0) labels.unshift([0, '']);
     if (labels[labels.length - 1]?.[0] !== p.y.length - 1) labels.push([p.y.length - 1, '']);
