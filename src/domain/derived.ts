@@ -2,8 +2,6 @@
 import { classType } from './describe.js';
 import { dimensionality, structureFormula, structureFromAttributes } from './structure.js';
 
-export class DerivedNotAvailable extends Error {}
-
 export function derivedProperties(
   nodeType: string,
   attributes: Record<string, unknown>,
@@ -12,10 +10,6 @@ export function derivedProperties(
   if (type === 'data.core.structure.StructureData.') {
     const structure = structureFromAttributes(attributes);
     return { dimensionality: dimensionality(structure), formula: structureFormula(structure) };
-  }
-  if (type === 'data.core.array.kpoints.KpointsData.') {
-    // Brillouin-zone faces (seekpath): not written yet.
-    throw new DerivedNotAvailable(`derived properties of ${nodeType} are not implemented yet in Quarry`);
   }
   // Every other type has none; the reference crashed on them, an empty object is the answer.
   return {};

@@ -1,5 +1,6 @@
 /** `/nodes/<id>/download/`: a data node exported in one of the formats its class offers. */
 import { derivedProperties } from '../domain/derived.js';
+import { kpointsDerived } from '../domain/kpoints-derived.js';
 import { classType } from '../domain/describe.js';
 import { dataEntryPoint, formatsOf } from '../domain/download-formats.js';
 import { arraysJson } from '../domain/formats/array-json.js';
@@ -115,8 +116,16 @@ async function render(
 
 /** `contents/derived_properties/`: the band segments for BandsData (they live in files), else from attributes. */
 export async function derivedOf(backend: StorageBackend, node: NodeRecord): Promise<Record<string, unknown>> {
-  if (classType(node.node_type) === 'data.core.array.bands.BandsData.') {
+  const type = classType(node.node_type);
+  if (type === 'data.core.array.bands.BandsData.') {
     return { bands: JSON.parse(bandsJson(await readBands(backend, node), false)) as unknown };
+  }
+  if (type === 'data.core.array.kpoints.KpointsData.') {
+    const kpoints =
+      'array|kpoints' in node.attributes
+        ? readNpy(await readNodeFile(backend, node, 'kpoints.npy'))
+        : undefined;
+    return kpointsDerived(node.attributes, kpoints);
   }
   return derivedProperties(node.node_type, node.attributes);
 }

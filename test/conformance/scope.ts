@@ -78,7 +78,7 @@ const IN_SCOPE = new Set([
  * Requests of in-scope endpoints that still wait for work of issue #4: the derived properties of k-points
  * (the Brillouin zone), answered 501 "not implemented yet" meanwhile.
  */
-const PENDING: RegExp[] = [/^node-kpts\d-derived$/];
+const PENDING: RegExp[] = [];
 
 export function inScope(endpoint: string, id = ''): boolean {
   return IN_SCOPE.has(endpoint) && !PENDING.some((p) => p.test(id));

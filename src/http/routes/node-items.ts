@@ -1,7 +1,7 @@
 /** Endpoints about one node: links, contents, repository files, process reports and calcjob files. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COLLECTIONS } from '../../rest/collections.js';
-import { inputError, notImplemented } from '../../rest/errors.js';
+import { inputError } from '../../rest/errors.js';
 import { isUuidPrefix } from '../../rest/identifiers.js';
 import { listCollection } from '../../rest/list.js';
 import {
@@ -16,7 +16,6 @@ import {
   type NodeRecord,
 } from '../../rest/node-contents.js';
 import { ioTree } from '../../rest/tree.js';
-import { DerivedNotAvailable } from '../../domain/derived.js';
 import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
@@ -108,14 +107,9 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
   );
   app.get(
     `${nodes}/contents/derived_properties`,
-    nodeEndpoint(ctx, 'nodes', async ({ backend }, node) => {
-      try {
-        return { derived_properties: await derivedOf(backend, node) };
-      } catch (error) {
-        if (error instanceof DerivedNotAvailable) throw notImplemented(error.message);
-        throw error;
-      }
-    }),
+    nodeEndpoint(ctx, 'nodes', async ({ backend }, node) => ({
+      derived_properties: await derivedOf(backend, node),
+    })),
   );
   app.get(
     `${nodes}/contents/comments`,
