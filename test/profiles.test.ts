@@ -13,6 +13,13 @@ import { sqliteDosFolder } from './support/profile-fixtures.js';
 const dataDir = join(conformanceDir(), 'data');
 const available = existsSync(join(dataDir, 'rich.aiida'));
 
+/** The CIF file of the first CifData node, downloaded (`query` selects the profile). */
+async function downloadCif(app: FastifyInstance, query = '') {
+  const list = await app.inject(`/api/v4/nodes/?node_type="data.core.cif.CifData."&limit=1${query}`);
+  const uuid = list.json().data.nodes[0].uuid as string;
+  return app.inject(`/api/v4/nodes/${uuid}/download/?download_format=cif${query}`);
+}
+
 describe.skipIf(!available)('profile selection', () => {
   let backends: StorageBackend[];
   let app: FastifyInstance;
@@ -48,15 +55,7 @@ describe.skipIf(!available)('profile selection', () => {
   });
 
   it('serves the repository files of a core.sqlite_dos profile from its container', async () => {
-    const r = await app.inject({
-      method: 'GET',
-      url: '/api/v4/nodes/?profile=rich-live&node_type="data.core.cif.CifData."&limit=1',
-    });
-    const uuid = r.json().data.nodes[0].uuid as string;
-    const file = await app.inject({
-      method: 'GET',
-      url: `/api/v4/nodes/${uuid}/download/?profile=rich-live&download_format=cif`,
-    });
+    const file = await downloadCif(app, '&profile=rich-live');
     expect(file.statusCode).toBe(200);
     expect(file.body).toMatch(/_cell_length_a/);
   });
@@ -77,15 +76,7 @@ describe.skipIf(!available)('profile selection', () => {
     const damaged = await openSqliteDos(folder, { name: 'damaged' });
     const damagedApp = await buildApp({ backends: [damaged] });
     try {
-      const list = await damagedApp.inject({
-        method: 'GET',
-        url: '/api/v4/nodes/?node_type="data.core.cif.CifData."&limit=1',
-      });
-      const uuid = list.json().data.nodes[0].uuid as string;
-      const file = await damagedApp.inject({
-        method: 'GET',
-        url: `/api/v4/nodes/${uuid}/download/?download_format=cif`,
-      });
+      const file = await downloadCif(damagedApp);
       expect(file.statusCode).toBe(502);
       expect(file.json().message).toMatch(/damaged/);
       expect((await damagedApp.inject({ method: 'GET', url: '/api/v4/nodes/?limit=1' })).statusCode).toBe(
