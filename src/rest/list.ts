@@ -51,7 +51,8 @@ export async function listCollection(
   let pk: number | undefined;
   // A single record is selected by its id in the query itself (one query, not two); its links and windows
   // other than the first need the pk first.
-  const direct = req.id !== undefined && !req.links && req.page === undefined && !qs.offset;
+  const direct =
+    req.id !== undefined && !req.links && req.page === undefined && !qs.offset && qs.limit === undefined;
   if (req.id !== undefined) {
     if (!req.links && Object.keys(filters).length > 0) {
       throw inputError('selecting a specific id does not allow to specify filters');
