@@ -46,7 +46,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     }
     const dbFile = await extractDatabase(zip, options.cacheDir ?? defaultCacheDir());
     try {
-      db = await SqliteWorkerPool.open(dbFile, { size: options.workers, timeoutMs: options.queryTimeoutMs });
+      db = await SqliteWorkerPool.open(dbFile, {
+        size: options.workers,
+        timeoutMs: options.queryTimeoutMs,
+        unchanging: true,
+      });
     } catch (error) {
       throw new StorageOpenError(
         `${file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
