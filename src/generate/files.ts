@@ -55,17 +55,33 @@ export function cifFile(name: string, cell: number[][], sites: Site[], spacegrou
   return lines.join('\n');
 }
 
+/** A small but complete UPF v2 ultrasoft pseudopotential: mesh, local part, one projector and its Q_ij. */
 export function upfFile(element: string, functional: string): string {
+  const mesh = [0.0, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64];
+  const values = (f: (r: number) => number) => mesh.map((r) => f(r).toExponential(8)).join(' ');
   return [
     '<UPF version="2.0.1">',
     '  <PP_INFO>',
     `    Generated for ${element} (${functional}) by the Quarry demo generator`,
     '  </PP_INFO>',
-    `  <PP_HEADER generated="quarry" author="quarry" element="${element}" pseudo_type="US" relativistic="scalar"`,
-    `             is_ultrasoft="T" is_paw="F" functional="${functional}" z_valence="4.0" mesh_size="8" l_max="2"/>`,
+    `  <PP_HEADER generated="quarry" author="quarry" element="${element}" pseudo_type="USPP" relativistic="scalar"`,
+    `             is_ultrasoft="T" is_paw="F" has_so="F" core_correction="F" functional="${functional}"`,
+    '             z_valence="4.0" mesh_size="8" l_max="0" number_of_wfc="1" number_of_proj="1"/>',
     '  <PP_MESH>',
-    '    <PP_R type="real" size="8">0.0 0.01 0.02 0.04 0.08 0.16 0.32 0.64</PP_R>',
+    `    <PP_R type="real" size="8">${values((r) => r)}</PP_R>`,
     '  </PP_MESH>',
+    `  <PP_LOCAL type="real" size="8">${values((r) => -8 / (1 + r))}</PP_LOCAL>`,
+    '  <PP_NONLOCAL>',
+    `    <PP_BETA.1 type="real" size="8" angular_momentum="0" cutoff_radius_index="6" label="3S">${values((r) => r * Math.exp(-r))}</PP_BETA.1>`,
+    '    <PP_DIJ type="real" size="1">1.0</PP_DIJ>',
+    '    <PP_AUGMENTATION q_with_l="T" nqf="0" nqlc="1">',
+    `      <PP_QIJL.1.1.0 type="real" size="8" first_index="1" second_index="1" composite_index="1" angular_momentum="0">${values((r) => r * r * Math.exp(-2 * r))}</PP_QIJL.1.1.0>`,
+    '    </PP_AUGMENTATION>',
+    '  </PP_NONLOCAL>',
+    '  <PP_PSWFC>',
+    `    <PP_CHI.1 type="real" size="8" label="3S" l="0" occupation="2.0">${values((r) => r * Math.exp(-r))}</PP_CHI.1>`,
+    '  </PP_PSWFC>',
+    `  <PP_RHOATOM type="real" size="8">${values((r) => 4 * r * r * Math.exp(-2 * r))}</PP_RHOATOM>`,
     '</UPF>',
     '',
   ].join('\n');

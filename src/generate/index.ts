@@ -11,7 +11,7 @@ import { setup } from './setup.js';
 import { arithmetic, pwWorkflow } from './workflows.js';
 
 /** Bump when the generated content changes, so cached demo archives are rebuilt. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 export const DEMO_NODES = 3000;
 const ZIP_TIME = new Date(Date.UTC(2026, 0, 1));
 
