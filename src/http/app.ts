@@ -44,11 +44,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerQueryBuilder(app, ctx);
   registerPendingAndMethods(app, ctx);
 
+  // The same answer for every unknown URL, serialised once: floods of bad URLs cost next to nothing.
+  const notFound = JSON.stringify({
+    message: 'The requested URL is not found on the server.',
+    available_endpoints: listEndpoints(ctx.prefix, ctx.posting),
+  });
   app.setNotFoundHandler(async (_request, reply) =>
-    reply.code(404).send({
-      message: 'The requested URL is not found on the server.',
-      available_endpoints: listEndpoints(ctx.prefix, ctx.posting),
-    }),
+    reply.code(404).type('application/json; charset=utf-8').send(notFound),
   );
   app.setErrorHandler(async (error: FastifyError | HttpError | Error, request, reply) => {
     const { status, body } = errorAnswer(error);
