@@ -1,6 +1,7 @@
 /** Writes the generated provenance graph into an archive database, in large transactions. */
 import { createHash } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
+import { FileStore } from './file-store.js';
 import type { Rng } from './prng.js';
 import { ARCHIVE_INDEXES, ARCHIVE_TABLES } from './schema.js';
 
@@ -30,8 +31,8 @@ export function formatTime(ms: number): string {
 
 export class GraphBuilder {
   readonly db: BetterSqlite3.Database;
-  /** Repository files by key; contents are drawn from a bounded set of templates, so this stays small. */
-  readonly files = new Map<string, Buffer>();
+  /** Repository files by key, on disk (see FileStore). */
+  readonly files: FileStore;
   private nodeId = 0;
   private linkId = 0;
   private membershipId = 0;
@@ -45,6 +46,7 @@ export class GraphBuilder {
     private readonly rng: Rng,
     private readonly plannedNodes: number,
   ) {
+    this.files = new FileStore(`${file}.files`);
     this.db = new BetterSqlite3(file);
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
@@ -78,10 +80,7 @@ export class GraphBuilder {
   }
 
   addFile(content: Buffer | string): string {
-    const buffer = typeof content === 'string' ? Buffer.from(content) : content;
-    const key = createHash('sha256').update(buffer).digest('hex');
-    if (!this.files.has(key)) this.files.set(key, buffer);
-    return key;
+    return this.files.add(typeof content === 'string' ? Buffer.from(content) : content);
   }
 
   private repositoryMetadata(files: Record<string, Buffer | string> | undefined): string {

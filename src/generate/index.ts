@@ -1,10 +1,12 @@
 /** Deterministic synthetic AiiDA archives, for the demo (`npm start`) and for benchmarks. */
 import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import yazl from 'yazl';
 import { GraphBuilder } from './builder.js';
+import type { FileStore } from './file-store.js';
 import { Rng } from './prng.js';
 import { looseData } from './loose-data.js';
 import { setup } from './setup.js';
@@ -34,8 +36,9 @@ export async function generateArchive(options: GenerateOptions): Promise<Generat
   await mkdir(dirname(out), { recursive: true });
   const dbFile = `${out}.${process.pid}.db.tmp`;
   const zipFile = `${out}.${process.pid}.tmp`;
+  let builder: GraphBuilder | undefined;
   try {
-    const builder = new GraphBuilder(dbFile, rng, nodes);
+    builder = new GraphBuilder(dbFile, rng, nodes);
     const shared = setup(builder, rng);
     let reported = 0;
     // Whole units while there is room for the largest one, then single data nodes to land on `nodes` exactly.
@@ -57,12 +60,14 @@ export async function generateArchive(options: GenerateOptions): Promise<Generat
     await rename(zipFile, out);
     return { nodes, files: files.size };
   } finally {
+    builder?.files.close();
+    await rm(`${dbFile}.files`, { force: true });
     await rm(dbFile, { force: true });
     await rm(zipFile, { force: true });
   }
 }
 
-async function writeZip(zipFile: string, dbFile: string, files: Map<string, Buffer>) {
+async function writeZip(zipFile: string, dbFile: string, files: FileStore) {
   const zip = new yazl.ZipFile();
   const output = createWriteStream(zipFile);
   zip.outputStream.pipe(output);
@@ -82,8 +87,14 @@ async function writeZip(zipFile: string, dbFile: string, files: Map<string, Buff
   };
   zip.addBuffer(Buffer.from(JSON.stringify(metadata)), 'metadata.json', { mtime: ZIP_TIME });
   zip.addFile(dbFile, 'db.sqlite3', { mtime: ZIP_TIME });
-  for (const key of [...files.keys()].sort())
-    zip.addBuffer(files.get(key) as Buffer, `repo/${key}`, { mtime: ZIP_TIME });
+  // Entries are added as the zip consumes them, a few ahead, so that memory stays bounded however many.
+  const ahead: Promise<unknown>[] = [];
+  for (const { key, content } of files.entries()) {
+    const stream = Readable.from([content], { objectMode: false });
+    ahead.push(once(stream, 'end'));
+    zip.addReadStream(stream, `repo/${key}`, { mtime: ZIP_TIME, size: content.length });
+    if (ahead.length >= 64) await ahead.shift();
+  }
   zip.end();
   await once(output, 'close');
 }
