@@ -1,91 +1,121 @@
 /**
  * The two floors every figure is compared with, measured in the same run: an empty HTTP route (what HTTP
- * costs on this machine) and the raw database time of the SQL a request runs (what its data costs).
+ * costs on this machine) and the raw data time of a request (what its data costs): the SQL it runs, straight
+ * on the database, and the repository files it reads, straight from the storage's repository.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
-import type { SqlStatement, StorageBackend } from '../storage/types.js';
+import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
 
-/** The statements one request runs, captured by serving it in-process through a recording database. */
-export async function recordStatements(
+/** What serving one request touched: its SQL and the repository objects it read. */
+export interface DataAccess {
+  statements: SqlStatement[];
+  objects: string[];
+}
+
+/** The data each variant of each kind touches, captured by serving it in-process through a recording storage. */
+export async function recordAccesses(
   backend: StorageBackend,
   kinds: RequestKind[],
-): Promise<Map<string, SqlStatement[]>> {
-  let current: SqlStatement[] = [];
+): Promise<Map<string, DataAccess[]>> {
+  let current: DataAccess = { statements: [], objects: [] };
+  const repository: Repository = {
+    get: (key) => (current.objects.push(key), backend.repository.get(key)),
+    close: async () => {},
+  };
   const recording: StorageBackend = {
     ...backend,
+    repository,
     db: {
       ...backend.db,
       dialect: backend.db.dialect,
-      all: (s) => (current.push(s), backend.db.all(s)),
+      all: (s) => (current.statements.push(s), backend.db.all(s)),
       close: async () => {},
     },
   };
   const app: FastifyInstance = await buildApp({ backends: [recording] });
-  const out = new Map<string, SqlStatement[]>();
+  const out = new Map<string, DataAccess[]>();
   for (const kind of kinds) {
-    current = [];
-    const r = await app.inject({
-      method: kind.method,
-      url: kind.path,
-      payload: kind.body as object | undefined,
-    });
-    if (r.statusCode >= 400) throw new Error(`${kind.name}: ${r.statusCode} ${r.body.slice(0, 200)}`);
-    out.set(kind.name, current);
+    const accesses: DataAccess[] = [];
+    for (const path of kind.paths) {
+      current = { statements: [], objects: [] };
+      const r = await app.inject({ method: kind.method, url: path, payload: kind.body as object | undefined });
+      if (r.statusCode >= 400) throw new Error(`${kind.name}: ${r.statusCode} ${r.body.slice(0, 200)}`);
+      accesses.push(current);
+    }
+    out.set(kind.name, accesses);
   }
   await app.close();
   return out;
 }
 
-/** Median time, in milliseconds, of running the statements once, straight on the database. */
+/**
+ * Median time, in milliseconds, of the data of one request: every variant's statements and files are run in
+ * turn, `repeats` times over, and each round's time is divided by the number of variants.
+ */
 export async function dataFloor(
   backend: StorageBackend,
-  statements: SqlStatement[],
+  accesses: DataAccess[],
   pgUrl?: string,
-  repeats = 30,
+  repeats = 15,
 ): Promise<number | undefined> {
-  if (pgUrl) return postgresFloor(pgUrl, statements, repeats);
+  if (accesses.length === 0) return undefined;
+  const files = (access: DataAccess) => Promise.all(access.objects.map((key) => readObject(backend, key)));
+  if (pgUrl) return postgresFloor(pgUrl, accesses, files, repeats);
   if (!(backend.db instanceof SqliteWorkerPool)) return undefined;
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
   try {
-    const prepared = statements.map((s) => [db.prepare(s.sql), s.params] as const);
-    return median(repeats, () => {
-      for (const [statement, params] of prepared) statement.all(...(params as unknown[]));
-    });
+    const prepared = new Map<string, BetterSqlite3.Statement>();
+    const statement = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare(sql)).get(sql)!;
+    const times: number[] = [];
+    for (let i = 0; i < repeats; i++) {
+      const t = performance.now();
+      for (const access of accesses) {
+        for (const s of access.statements) statement(s.sql).all(...s.params);
+        if (access.objects.length > 0) await files(access);
+      }
+      times.push((performance.now() - t) / accesses.length);
+    }
+    return middle(times);
   } finally {
     db.close();
   }
 }
 
-async function postgresFloor(url: string, statements: SqlStatement[], repeats: number): Promise<number> {
+/** All bytes of one repository object, read through the storage's repository. */
+async function readObject(backend: StorageBackend, key: string): Promise<void> {
+  const object = await backend.repository.get(key);
+  if (!object) return;
+  for await (const chunk of await object.stream()) void chunk;
+}
+
+async function postgresFloor(
+  url: string,
+  accesses: DataAccess[],
+  files: (access: DataAccess) => Promise<unknown>,
+  repeats: number,
+): Promise<number> {
   const client = new pg.Client({ connectionString: url, options: '-c TimeZone=UTC' });
   await client.connect();
   try {
     const times: number[] = [];
     for (let i = 0; i < repeats; i++) {
       const t = performance.now();
-      for (const s of statements) await client.query(s.sql, s.params);
-      times.push(performance.now() - t);
+      for (const access of accesses) {
+        for (const s of access.statements) await client.query(s.sql, s.params);
+        if (access.objects.length > 0) await files(access);
+      }
+      times.push((performance.now() - t) / accesses.length);
     }
     return middle(times);
   } finally {
     await client.end();
   }
-}
-
-function median(repeats: number, run: () => void): number {
-  const times: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const t = performance.now();
-    run();
-    times.push(performance.now() - t);
-  }
-  return middle(times);
 }
 
 function middle(times: number[]): number {

@@ -15,7 +15,7 @@ import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
 import { benchBackend } from './backend.js';
-import { dataFloor, recordStatements } from './floors.js';
+import { dataFloor, recordAccesses } from './floors.js';
 import { loadIntoPostgres } from './pg-load.js';
 import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
@@ -51,21 +51,22 @@ function cpuTimeMs(pid: number | undefined): number | undefined {
   }
 }
 
+/** Drive `kind` at `base` with `connections` clients for `duration` seconds; each client cycles the variants. */
 async function load(
-  url: string,
-  kind: Pick<RequestKind, 'method' | 'body'>,
+  base: string,
+  kind: Pick<RequestKind, 'method' | 'body' | 'paths'>,
   connections: number,
   duration: number,
   pid?: number,
 ) {
+  const body = kind.body === undefined ? undefined : JSON.stringify(kind.body);
+  const headers = body === undefined ? undefined : { 'content-type': 'application/json' };
   const cpuBefore = cpuTimeMs(pid);
   const result = await autocannon({
-    url,
+    url: base,
     connections,
     duration,
-    method: kind.method,
-    body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
-    headers: kind.body === undefined ? undefined : { 'content-type': 'application/json' },
+    requests: kind.paths.map((path) => ({ method: kind.method, path, body, headers })),
   });
   const errors = result.errors + result.timeouts + result.non2xx;
   const cpuAfter = cpuTimeMs(pid);
@@ -124,7 +125,7 @@ async function main(options: Options) {
   const probe = await buildApp({ backends: [backend] });
   const kinds = await requestMix(probe);
   await probe.close();
-  const statements = await recordStatements(backend, kinds);
+  const accesses = await recordAccesses(backend, kinds);
 
   const empty = await child([join(here, 'empty-server.js')]);
   const server = options.target
@@ -135,8 +136,8 @@ async function main(options: Options) {
   try {
     for (const connections of levels) {
       const floor = await load(
-        `http://127.0.0.1:${empty.port}/`,
-        { method: 'GET' },
+        `http://127.0.0.1:${empty.port}`,
+        { method: 'GET', paths: ['/'] },
         connections,
         options.duration,
         empty.proc.pid,
@@ -144,15 +145,16 @@ async function main(options: Options) {
       rows.push({ kind: 'empty route (HTTP floor)', connections, ...floor });
       for (const kind of kinds) {
         const measured = await load(
-          `${base}${kind.path}`,
+          base,
           kind,
           connections,
           options.duration,
           server?.proc.pid,
         );
-        const data = await dataFloor(backend, statements.get(kind.name) ?? [], pgUrl);
+        const data = await dataFloor(backend, accesses.get(kind.name) ?? [], pgUrl);
         rows.push({
           kind: kind.name,
+          variants: kind.paths.length,
           connections,
           ...measured,
           dataFloorMs: data === undefined ? null : Number(data.toFixed(3)),

@@ -1,45 +1,97 @@
-/** The requests real clients make, as the benchmark drives them: explorer pages, single nodes, files, queries. */
+/**
+ * The requests real clients make, as the benchmark drives them: explorer pages, single nodes, files, queries.
+ * Each kind cycles over many variants (nodes spread over the whole archive, several pages), as clients do:
+ * a figure measured on one URL repeated would flatter any cache.
+ */
 import type { FastifyInstance } from 'fastify';
 
 export interface RequestKind {
   name: string;
   method: 'GET' | 'POST';
-  path: string;
+  /** The variants of the request, cycled through by every connection. */
+  paths: string[];
   body?: unknown;
 }
 
-async function first(app: FastifyInstance, query: string): Promise<string> {
-  const r = await app.inject({ method: 'GET', url: `/api/v4/nodes/?${query}&limit=1&orderby=id` });
-  const uuid = r.json()?.data?.nodes?.[0]?.uuid;
-  if (typeof uuid !== 'string') throw new Error(`the benchmark data has no node for ${query}`);
-  return uuid;
+/** How many different nodes each per-node kind cycles over (fewer where the archive has fewer). */
+const VARIANTS = 64;
+
+/** UUIDs of up to `n` nodes matching `query`, spread evenly over the archive's id range. */
+async function sample(app: FastifyInstance, query: string, n: number): Promise<string[]> {
+  const url = (window: string) => `/api/v4/nodes/?${query}&orderby=id&${window}`;
+  const head = await app.inject({ method: 'GET', url: url('limit=1') });
+  const total = Number(head.headers['x-total-count'] ?? 0);
+  if (total === 0) throw new Error(`the benchmark data has no node for ${query}`);
+  const uuids = new Set<string>();
+  for (let i = 0; i < Math.min(n, total); i++) {
+    const r = await app.inject({
+      method: 'GET',
+      url: url(`limit=1&offset=${Math.floor((i * total) / Math.min(n, total))}`),
+    });
+    const uuid = r.json()?.data?.nodes?.[0]?.uuid;
+    if (typeof uuid === 'string') uuids.add(uuid);
+  }
+  return [...uuids];
 }
 
-/** Resolve the mix against the served data (ids of a structure, a calcjob, a workchain…). */
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** Resolve the mix against the served data (ids of structures, calcjobs, workchains…). */
 export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
-  const calc = await first(app, 'node_type="process.calculation.calcjob.CalcJobNode."');
-  const structure = await first(app, 'node_type="data.core.structure.StructureData."');
-  const workchain = await first(app, 'node_type="process.workflow.workchain.WorkChainNode."');
-  const get = (name: string, path: string): RequestKind => ({ name, method: 'GET', path: `/api/v4${path}` });
+  const calcs = await sample(app, 'node_type="process.calculation.calcjob.CalcJobNode."', VARIANTS);
+  const structures = await sample(app, 'node_type="data.core.structure.StructureData."', VARIANTS);
+  const workchains = await sample(app, 'node_type="process.workflow.workchain.WorkChainNode."', VARIANTS);
+  const get = (name: string, paths: string[]): RequestKind => ({
+    name,
+    method: 'GET',
+    paths: paths.map((p) => `/api/v4${p}`),
+  });
   return [
-    get('node page of 20 by -ctime', '/nodes/page/3/?perpage=20&orderby=-ctime'),
+    get(
+      'node page of 20 by -ctime',
+      range(1, 25).map((page) => `/nodes/page/${page}/?perpage=20&orderby=-ctime`),
+    ),
     get(
       'process page with attributes_filter',
-      '/nodes/page/2/?perpage=20&orderby=-ctime&full_type="process.%25|%25"&attributes=true&attributes_filter=process_label,process_state,exit_status',
+      range(1, 10).map(
+        (page) =>
+          `/nodes/page/${page}/?perpage=20&orderby=-ctime&full_type="process.%25|%25"&attributes=true&attributes_filter=process_label,process_state,exit_status`,
+      ),
     ),
-    get('single node', `/nodes/${structure}/`),
-    get('node attributes', `/nodes/${structure}/contents/attributes/`),
-    get('links incoming', `/nodes/${calc}/links/incoming/`),
-    get('links outgoing', `/nodes/${workchain}/links/outgoing/`),
-    get('links tree', `/nodes/${calc}/links/tree/?in_limit=10&out_limit=10`),
-    get('repo list', `/nodes/${calc}/repo/list/`),
-    get('repo contents', `/nodes/${calc}/repo/contents/?filename="aiida.in"`),
-    get('statistics', '/nodes/statistics/'),
-    get('full_types_count', '/nodes/full_types_count/'),
+    get(
+      'single node',
+      structures.map((u) => `/nodes/${u}/`),
+    ),
+    get(
+      'node attributes',
+      structures.map((u) => `/nodes/${u}/contents/attributes/`),
+    ),
+    get(
+      'links incoming',
+      calcs.map((u) => `/nodes/${u}/links/incoming/`),
+    ),
+    get(
+      'links outgoing',
+      workchains.map((u) => `/nodes/${u}/links/outgoing/`),
+    ),
+    get(
+      'links tree',
+      calcs.map((u) => `/nodes/${u}/links/tree/?in_limit=10&out_limit=10`),
+    ),
+    get(
+      'repo list',
+      calcs.map((u) => `/nodes/${u}/repo/list/`),
+    ),
+    get(
+      'repo contents',
+      calcs.map((u) => `/nodes/${u}/repo/contents/?filename="aiida.in"`),
+    ),
+    get('statistics', ['/nodes/statistics/']),
+    get('full_types_count', ['/nodes/full_types_count/']),
     {
       name: 'querybuilder join + JSON filter',
       method: 'POST',
-      path: '/api/v4/querybuilder/',
+      paths: ['/api/v4/querybuilder/'],
       body: {
         path: [
           { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },

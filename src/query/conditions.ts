@@ -1,5 +1,6 @@
 /** Filters -> SQL conditions: plain columns, and paths into JSON columns with PostgreSQL's JSONB meaning. */
 import { QueryValidationError, type FieldRef, type FilterNode } from './model.js';
+import { isParam } from './params.js';
 import type { Expr } from './sql-ast.js';
 import { isNullable, SCHEMA, type ColumnType, type EntityKind } from './schema.js';
 
@@ -59,8 +60,25 @@ export function filterExpr(node: FilterNode, info: TagInfo): Expr {
     case 'not':
       return { t: 'not', item: filterExpr(node.item, info) };
     case 'cmp':
+      if (isParam(node.value)) return paramCondition(node, info);
       return typeOf(node.field, info) === 'json' ? jsonCondition(node, info) : columnCondition(node, info);
   }
+}
+
+/**
+ * A plain column compared with a bound parameter. The caller binds a value of the column's own kind (a
+ * canonical UUID, an integer pk), so the comparison is written as is: no value-dependent rewriting.
+ */
+function paramCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo): Expr {
+  const { field, op, value } = node;
+  if (typeOf(field, info) === 'json' || field.path.length > 0) {
+    throw new QueryValidationError(`${field.column}: a bound parameter compares plain columns only`);
+  }
+  const right: Expr = { t: 'param', value };
+  const item = col(info.alias, field.column);
+  if (op === '==') return eq(item, right);
+  if (op === '<' || op === '<=' || op === '>' || op === '>=') return { t: 'cmp', op, left: item, right };
+  throw new QueryValidationError(`${field.column}: "${op}" does not take a bound parameter`);
 }
 
 function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo): Expr {

@@ -1,22 +1,30 @@
 /**
  * The query engine: every endpoint's data goes through here. A QueryBuilder dictionary is validated
- * (parseQueryDict), compiled to a SQL AST (compile) and rendered for the storage's dialect.
+ * (parseQueryDict), compiled to a SQL AST (compile) and rendered for the storage's dialect; the result is
+ * kept by the dictionary's identity (planKey), so a request of a known shape starts at the database.
  */
 import type { Database, Dialect, SqlRow, SqlStatement } from '../storage/types.js';
 import { compile } from './compile.js';
 import { decodeRow, type ResultRow } from './decode.js';
-import type { QueryDict } from './model.js';
+import { DEFAULT_LIMITS, type QueryDict, type QueryLimits } from './model.js';
+import { bindParams, type ParamValues } from './params.js';
+import { parseQueryDict } from './parse.js';
+import { KeptMap, planKey } from './plan-cache.js';
 import type { Select } from './sql-ast.js';
 import { renderPostgres, renderPostgresCount } from './render-postgres.js';
-import { renderSqlite, renderSqliteCount } from './render-sqlite.js';
+import { renderSqlite, renderSqliteCount, sqliteValue } from './render-sqlite.js';
 
 export { parseQueryDict } from './parse.js';
 export { DEFAULT_LIMITS, QueryValidationError, type QueryDict, type QueryLimits } from './model.js';
+export { Param, type ParamValues } from './params.js';
+export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 
 export interface CompiledQuery {
   select: SqlStatement;
   count: SqlStatement;
+  /** Converts a bound value as the dialect's driver takes it. */
+  convert(value: unknown): unknown;
   decodeRow(row: SqlRow): ResultRow;
 }
 
@@ -32,25 +40,56 @@ export interface PlanHints {
 
 export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = {}): CompiledQuery {
   const compiled = compile(q);
-  const [select, count] =
+  const [select, count, convert] =
     dialect === 'postgres'
-      ? [renderPostgres, renderPostgresCount]
-      : [(s: Select) => renderSqlite(s, hints), renderSqliteCount];
+      ? [renderPostgres, renderPostgresCount, (v: unknown) => v]
+      : [(s: Select) => renderSqlite(s, hints), renderSqliteCount, sqliteValue];
   return {
     select: select(compiled.select),
     count: count(compiled.count),
+    convert,
     decodeRow: (row) => decodeRow(row, compiled.decoders),
   };
 }
 
-export async function runQuery(db: Database, q: QueryDict, hints?: PlanHints): Promise<ResultRow[]> {
-  const compiled = compileQuery(q, db.dialect, hints);
-  const rows = await db.all(compiled.select);
+/** Enough for every shape the REST layer makes, with room for clients' own QueryBuilder dictionaries. */
+const PLANS_KEPT = 2_000;
+const plans = new KeptMap<CompiledQuery>(PLANS_KEPT);
+
+/**
+ * The compiled form of a QueryBuilder dictionary, validated and compiled once per identity (`key`, from
+ * planKey, when the caller has it already). A dictionary that fails validation is refused every time.
+ */
+export function prepareQuery(
+  dict: unknown,
+  dialect: Dialect,
+  limits: QueryLimits = DEFAULT_LIMITS,
+  hints?: PlanHints,
+  key = planKey(dict, dialect, limits, hints),
+): CompiledQuery {
+  return plans.get(key) ?? plans.set(key, compileQuery(parseQueryDict(dict, limits), dialect, hints));
+}
+
+/** The statement with its Params bound to `values`. */
+export function bound(statement: SqlStatement, compiled: CompiledQuery, values?: ParamValues): SqlStatement {
+  const params = bindParams(statement.params, values, compiled.convert);
+  return params === statement.params ? statement : { ...statement, params };
+}
+
+export async function runQuery(
+  db: Database,
+  compiled: CompiledQuery,
+  values?: ParamValues,
+): Promise<ResultRow[]> {
+  const rows = await db.all(bound(compiled.select, compiled, values));
   return rows.map(compiled.decodeRow);
 }
 
-export async function countQuery(db: Database, q: QueryDict): Promise<number> {
-  const compiled = compileQuery(q, db.dialect);
-  const rows = await db.all(compiled.count);
+export async function countQuery(
+  db: Database,
+  compiled: CompiledQuery,
+  values?: ParamValues,
+): Promise<number> {
+  const rows = await db.all(bound(compiled.count, compiled, values));
   return Number(rows[0]?.n ?? 0);
 }

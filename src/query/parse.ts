@@ -11,6 +11,7 @@ import {
   type QueryDict,
   type QueryLimits,
 } from './model.js';
+import { isParam } from './params.js';
 import { parsePath } from './parse-path.js';
 import { fail, isObject, parseBool } from './validate.js';
 import { COLUMN_ALIASES, SCHEMA, type EntityKind } from './schema.js';
@@ -166,7 +167,14 @@ function parseFieldFilter(field: FieldRef, spec: unknown, where: string, limits:
   return items.length === 1 ? (items[0] as FilterNode) : { kind: 'and', items };
 }
 
+const PARAM_OPERATORS = new Set(['==', '<', '<=', '>', '>=']);
+
 function checkValue(value: unknown, where: string, op: string, limits: QueryLimits): unknown {
+  if (isParam(value)) {
+    if (!PARAM_OPERATORS.has(op))
+      fail(where, `a bound parameter compares with ==, <, <=, > or >=, not "${op}"`);
+    return value;
+  }
   if (op === 'in') {
     if (!Array.isArray(value)) fail(where, '"in" takes a list of values');
     if ((value as unknown[]).length > limits.maxInList) {

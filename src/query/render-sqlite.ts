@@ -1,5 +1,6 @@
 /** Render the SQL AST as SQLite SQL with positional `?` parameters (archives and sqlite_dos profiles). */
 import type { PlanHints } from './index.js';
+import { isParam } from './params.js';
 import type { Expr, Select } from './sql-ast.js';
 import { ident, renderWith, SqlRenderer } from './render-base.js';
 
@@ -13,11 +14,17 @@ function sqliteDatetime(d: Date): string {
   return d.toISOString().replace('T', ' ').replace('Z', '000');
 }
 
-function bind(value: unknown): unknown {
+/** A value as better-sqlite3 binds it. */
+export function sqliteValue(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return sqliteDatetime(value);
   if (typeof value === 'object' && value !== null) return JSON.stringify(value);
   return value;
+}
+
+function wholeNumber(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`LIMIT and OFFSET take whole numbers, got ${value}`);
+  return String(value);
 }
 
 const CAST = { real: 'REAL', integer: 'INTEGER', text: 'TEXT', boolean: 'INTEGER' } as const;
@@ -41,13 +48,18 @@ class SqliteRenderer extends SqlRenderer {
   }
 
   protected placeholder(value: unknown): string {
-    this.params.push(bind(value));
+    // A Param stays in place, to be bound (and converted) when the plan runs.
+    this.params.push(isParam(value) ? value : sqliteValue(value));
     return '?';
   }
 
+  /**
+   * Written as literals, not parameters: SQLite plans with the value of a bound LIMIT, so every new binding
+   * expires the prepared statement and each run parses and plans it again (4x the time of a point lookup).
+   */
   protected limitClause(limit: number | undefined, offset: number | undefined): string {
-    const clause = `LIMIT ${this.placeholder(limit ?? -1)}`;
-    return offset === undefined ? clause : `${clause} OFFSET ${this.placeholder(offset)}`;
+    const clause = `LIMIT ${wholeNumber(limit ?? -1)}`;
+    return offset === undefined ? clause : `${clause} OFFSET ${wholeNumber(offset)}`;
   }
 
   protected dialectExpr(e: Expr): string {

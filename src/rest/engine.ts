@@ -1,21 +1,34 @@
 /** The REST layer's single door to the query engine: JSON QueryBuilder dictionaries in, rows out. */
 import {
   countQuery,
-  parseQueryDict,
+  DEFAULT_LIMITS,
+  Param,
+  planKey,
+  prepareQuery,
   runQuery,
+  type ParamValues,
   type PlanHints,
   type QueryLimits,
   type ResultRow,
 } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 
+export interface QueryOptions {
+  limits?: QueryLimits;
+  hints?: PlanHints;
+  /** Values of the Params the dictionary holds. */
+  values?: ParamValues;
+}
+
+/** The pk of the record a request is about, bound when the kept plan runs: `{ id: { '==': PK } }`. */
+export const PK = new Param('pk');
+
 export async function queryRows(
   backend: StorageBackend,
   dict: Record<string, unknown>,
-  limits?: QueryLimits,
-  hints?: PlanHints,
+  { limits, hints, values }: QueryOptions = {},
 ): Promise<ResultRow[]> {
-  return runQuery(backend.db, parseQueryDict(dict, limits), hints);
+  return runQuery(backend.db, prepareQuery(dict, backend.db.dialect, limits, hints), values);
 }
 
 /**
@@ -28,9 +41,11 @@ const counts = new WeakMap<StorageBackend, { version: string; kept: Map<string, 
 export async function queryCount(
   backend: StorageBackend,
   dict: Record<string, unknown>,
-  limits?: QueryLimits,
+  { limits = DEFAULT_LIMITS, values }: QueryOptions = {},
 ): Promise<number> {
-  const count = () => countQuery(backend.db, parseQueryDict(dict, limits));
+  const dialect = backend.db.dialect;
+  const key = planKey(dict, dialect, limits);
+  const count = () => countQuery(backend.db, prepareQuery(dict, dialect, limits, undefined, key), values);
   const version = backend.dataVersion
     ? await backend.dataVersion()
     : backend.kind === 'archive'
@@ -40,13 +55,13 @@ export async function queryCount(
   let cache = counts.get(backend);
   if (!cache || cache.version !== version) counts.set(backend, (cache = { version, kept: new Map() }));
   const kept = cache.kept;
-  const key = JSON.stringify(dict);
-  let value = kept.get(key);
+  const countKey = values === undefined ? key : `${key}\u0001${JSON.stringify(values)}`;
+  let value = kept.get(countKey);
   if (!value) {
     if (kept.size >= COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
     value = count();
-    kept.set(key, value);
-    value.catch(() => kept.delete(key));
+    kept.set(countKey, value);
+    value.catch(() => kept.delete(countKey));
   }
   return value;
 }

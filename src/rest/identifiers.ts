@@ -1,5 +1,6 @@
 /** Finding the one record that a path `<id>` names, with the reference's rules and messages. */
-import { queryRows } from './engine.js';
+import { Param, type ParamValues } from '../query/index.js';
+import { PK, queryRows } from './engine.js';
 import type { StorageBackend } from '../storage/types.js';
 import { inputError } from './errors.js';
 import type { CollectionSpec } from './collections.js';
@@ -31,17 +32,37 @@ function dashed(identifier: string): string {
 
 const LOWEST = '00000000-0000-0000-0000-000000000000';
 const HIGHEST = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const UUID = new Param('uuid');
+const UUID_LOW = new Param('uuid_low');
+const UUID_HIGH = new Param('uuid_high');
+
+/** A condition on a record's own columns, with the values of the Params it holds. */
+export interface IdCondition {
+  filter: Record<string, unknown>;
+  values?: ParamValues;
+}
 
 /**
  * A complete UUID is compared for equality, a prefix as the range of UUIDs that start with it: the same
  * rows as aiida's LIKE 'prefix%', found through the UUID index on every backend (PostgreSQL's uuid type
- * cannot use its index for LIKE).
+ * cannot use its index for LIKE). Well-formed ids are bound as Params, so every node shares one plan.
  */
-function uuidCondition(uuid: string): Record<string, string> {
-  if (uuid.length === 36) return { '==': uuid };
+function uuidCondition(uuid: string): IdCondition {
+  if (uuid.length === 36) {
+    if (CANONICAL_UUID.test(uuid)) return { filter: { uuid: { '==': UUID } }, values: { uuid } };
+    return { filter: { uuid: { '==': uuid } } };
+  }
   const prefix = uuid.toLowerCase();
-  if (!/^[0-9a-f-]*$/.test(prefix)) return { like: `${uuid}%` };
-  return { '>=': prefix + LOWEST.slice(prefix.length), '<=': prefix + HIGHEST.slice(prefix.length) };
+  if (!/^[0-9a-f-]*$/.test(prefix)) return { filter: { uuid: { like: `${uuid}%` } } };
+  return {
+    filter: { uuid: { '>=': UUID_LOW, '<=': UUID_HIGH } },
+    values: {
+      uuid_low: prefix + LOWEST.slice(prefix.length),
+      uuid_high: prefix + HIGHEST.slice(prefix.length),
+    },
+  };
 }
 
 /** Resolve `<id>` to the pk of the one matching record, or answer as the reference does (404). */
@@ -50,12 +71,17 @@ export async function resolveId(
   spec: CollectionSpec,
   raw: string | number,
 ): Promise<number> {
-  const rows = await queryRows(backend, {
-    path: [{ ...spec.vertex, tag: 'e' }],
-    filters: { e: { ...spec.typeFilters, ...idFilter(spec, raw) } },
-    project: { e: ['id'] },
-    limit: 2,
-  });
+  const { filter, values } = idFilter(spec, raw);
+  const rows = await queryRows(
+    backend,
+    {
+      path: [{ ...spec.vertex, tag: 'e' }],
+      filters: { e: { ...spec.typeFilters, ...filter } },
+      project: { e: ['id'] },
+      limit: 2,
+    },
+    { values },
+  );
   const id = theOne(
     rows.map((r) => r.e),
     spec,
@@ -65,8 +91,12 @@ export async function resolveId(
 }
 
 /** The condition on a collection's own column that `<id>` names (pk, full UUID or UUID prefix). */
-export function idFilter(spec: CollectionSpec, raw: string | number): Record<string, unknown> {
-  return spec.idKind === 'pk' ? { id: { '==': Number(raw) } } : { uuid: uuidCondition(dashed(String(raw))) };
+export function idFilter(spec: CollectionSpec, raw: string | number): IdCondition {
+  if (spec.idKind === 'uuid') return uuidCondition(dashed(String(raw)));
+  const pk = Number(raw);
+  return Number.isSafeInteger(pk)
+    ? { filter: { id: { '==': PK } }, values: { pk } }
+    : { filter: { id: { '==': pk } } };
 }
 
 /** The one record `<id>` names among the rows found for it (at most two asked for), or the reference's 404. */

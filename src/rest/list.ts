@@ -7,7 +7,7 @@ import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
 import type { PlanHints } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
-import { queryCount, queryRows } from './engine.js';
+import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { formatNodeRecord, formatRecord } from './format.js';
 import { idFilter, resolveId, theOne } from './identifiers.js';
@@ -67,24 +67,27 @@ export async function listCollection(
   const path: Record<string, unknown>[] = [{ ...spec.vertex, tag: main }];
   const dictFilters: Record<string, unknown> = {};
   const project: Record<string, unknown> = {};
+  // The pk or id goes in as a Param: every node's request of this shape shares one kept plan.
+  const byId = direct ? idFilter(spec, req.id as string | number) : undefined;
+  const values = pk === undefined ? byId?.values : { pk };
   if (req.links) {
     path.push({ ...spec.vertex, tag, joining_keyword: tag, joining_value: main, edge_tag: edgeTag });
-    dictFilters[main] = { id: { '==': pk } };
+    dictFilters[main] = { id: { '==': PK } };
     dictFilters[tag] = { ...spec.typeFilters, ...filters };
     project[edgeTag] = ['label', 'type'];
   } else {
     dictFilters[main] = {
       ...spec.typeFilters,
       ...filters,
-      ...(pk === undefined ? {} : { id: { '==': pk } }),
-      ...(direct ? idFilter(spec, req.id as string | number) : {}),
+      ...(pk === undefined ? {} : { id: { '==': PK } }),
+      ...byId?.filter,
     };
   }
   project[tag] = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
   const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: orderSpec(qs.orderby) }] };
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
-  let total = req.page === undefined ? undefined : await queryCount(backend, dict);
+  let total = req.page === undefined ? undefined : await queryCount(backend, dict, { values });
   const window =
     total !== undefined
       ? pageWindow(req.page as number, qs.perpage, total, limits.perpageDefault)
@@ -93,11 +96,11 @@ export async function listCollection(
 
   const hints = await planHints(backend, req, total, dict, tag);
   const rows = direct
-    ? [theOne(await queryRows(backend, { ...dict, limit: 2 }), spec, req.id as string | number)]
-    : await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset }, undefined, hints);
+    ? [theOne(await queryRows(backend, { ...dict, limit: 2 }, { values }), spec, req.id as string | number)]
+    : await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset }, { hints, values });
   if (total === undefined) {
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
-    total = complete ? window.offset + rows.length : await queryCount(backend, dict);
+    total = complete ? window.offset + rows.length : await queryCount(backend, dict, { values });
   }
   const formatted = rows.map((row) => {
     const record = row[tag] ?? {};

@@ -8,7 +8,7 @@ import {
 import type { Readable } from 'node:stream';
 import type { StorageBackend } from '../storage/types.js';
 import { COLLECTIONS } from './collections.js';
-import { queryRows } from './engine.js';
+import { PK, queryRows } from './engine.js';
 import { HttpError, badRequest, inputError } from './errors.js';
 import { formatValue } from './format.js';
 import { resolveId } from './identifiers.js';
@@ -42,11 +42,15 @@ export async function loadNode(backend: StorageBackend, rawId: string): Promise<
 }
 
 export async function nodeById(backend: StorageBackend, pk: number): Promise<NodeRecord | undefined> {
-  const rows = await queryRows(backend, {
-    path: [{ entity_type: '', orm_base: 'node', tag: 'n' }],
-    filters: { n: { id: { '==': pk } } },
-    project: { n: NODE_COLUMNS },
-  });
+  const rows = await queryRows(
+    backend,
+    {
+      path: [{ entity_type: '', orm_base: 'node', tag: 'n' }],
+      filters: { n: { id: { '==': PK } } },
+      project: { n: NODE_COLUMNS },
+    },
+    { values: { pk } },
+  );
   const n = rows[0]?.n;
   if (!n) return undefined;
   return { ...n, attributes: asObject(n.attributes), extras: asObject(n.extras) } as NodeRecord;
@@ -68,12 +72,16 @@ export function selectKeys(values: Record<string, unknown>, filter: unknown): Re
 }
 
 export async function nodeComments(backend: StorageBackend, node: NodeRecord) {
-  const rows = await queryRows(backend, {
-    path: [{ entity_type: 'comment', orm_base: 'comment', tag: 'c' }],
-    filters: { c: { dbnode_id: { '==': node.id } } },
-    project: { c: ['ctime', 'mtime', 'content', 'user_id'] },
-    order_by: [{ c: [{ id: { order: 'asc' } }] }],
-  });
+  const rows = await queryRows(
+    backend,
+    {
+      path: [{ entity_type: 'comment', orm_base: 'comment', tag: 'c' }],
+      filters: { c: { dbnode_id: { '==': PK } } },
+      project: { c: ['ctime', 'mtime', 'content', 'user_id'] },
+      order_by: [{ c: [{ id: { order: 'asc' } }] }],
+    },
+    { values: { pk: node.id } },
+  );
   const names = await userNames(
     backend,
     rows.map((r) => r.c?.user_id as number),
@@ -170,12 +178,16 @@ export async function processReport(backend: StorageBackend, node: NodeRecord) {
     throw inputError(`node ${node.uuid} is not of the required type ProcessNode`);
   }
   // The reference leaves the order undefined; we give time order, then id.
-  const rows = await queryRows(backend, {
-    path: [{ entity_type: 'log', orm_base: 'log', tag: 'l' }],
-    filters: { l: { dbnode_id: { '==': node.id } } },
-    project: { l: ['time', 'loggername', 'levelname', 'dbnode_id', 'message'] },
-    order_by: [{ l: [{ time: { order: 'asc' } }, { id: { order: 'asc' } }] }],
-  });
+  const rows = await queryRows(
+    backend,
+    {
+      path: [{ entity_type: 'log', orm_base: 'log', tag: 'l' }],
+      filters: { l: { dbnode_id: { '==': PK } } },
+      project: { l: ['time', 'loggername', 'levelname', 'dbnode_id', 'message'] },
+      order_by: [{ l: [{ time: { order: 'asc' } }, { id: { order: 'asc' } }] }],
+    },
+    { values: { pk: node.id } },
+  );
   return {
     logs: rows.map(({ l = {} }) => ({
       dbnode_id: l.dbnode_id,
@@ -195,22 +207,26 @@ export async function calcjobFiles(
 ): Promise<unknown> {
   if (!isCalcJob(node)) throw inputError(`node ${node.uuid} is not of the required type CalcJobNode`);
   if (which === 'input') return repoList(node, filename);
-  const rows = await queryRows(backend, {
-    path: [
-      { entity_type: '', orm_base: 'node', tag: 'calc' },
-      {
-        entity_type: 'data.core.folder.FolderData.',
-        orm_base: 'node',
-        tag: 'retrieved',
-        joining_keyword: 'with_incoming',
-        joining_value: 'calc',
-        edge_tag: 'link',
-      },
-    ],
-    filters: { calc: { id: { '==': node.id } }, link: { label: { '==': 'retrieved' } } },
-    project: { retrieved: ['id'] },
-    limit: 1,
-  });
+  const rows = await queryRows(
+    backend,
+    {
+      path: [
+        { entity_type: '', orm_base: 'node', tag: 'calc' },
+        {
+          entity_type: 'data.core.folder.FolderData.',
+          orm_base: 'node',
+          tag: 'retrieved',
+          joining_keyword: 'with_incoming',
+          joining_value: 'calc',
+          edge_tag: 'link',
+        },
+      ],
+      filters: { calc: { id: { '==': PK } }, link: { label: { '==': 'retrieved' } } },
+      project: { retrieved: ['id'] },
+      limit: 1,
+    },
+    { values: { pk: node.id } },
+  );
   const retrievedId = rows[0]?.retrieved?.id;
   if (typeof retrievedId !== 'number')
     return { data: 'This node does not have retrieved folder', status: 200 };

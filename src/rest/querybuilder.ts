@@ -50,10 +50,10 @@ export async function postQueryBuilder(
   }
 
   const dict = { ...body, project };
-  const total = await queryCount(backend, dict, limits);
+  const total = await queryCount(backend, dict, { limits });
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
-    const rows = await queryRows(backend, dict, limits);
+    const rows = await queryRows(backend, dict, { limits });
     for (const tag of answered)
       data[tag] = rows.map((row) => withoutNullFullType(formatNodeRecord(row[tag] ?? {})));
   }

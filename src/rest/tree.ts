@@ -2,7 +2,7 @@
 import { describeNode } from '../domain/describe.js';
 import type { StorageBackend } from '../storage/types.js';
 import { COLLECTIONS } from './collections.js';
-import { queryCount, queryRows } from './engine.js';
+import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
 import { formatValue } from './format.js';
 import { resolveId } from './identifiers.js';
@@ -43,11 +43,15 @@ export async function ioTree(
   const outLimit = limitOf('out_limit', outLimitRaw);
   const pk = await resolveId(backend, COLLECTIONS.nodes, rawId);
   const main = (
-    await queryRows(backend, {
-      path: [{ entity_type: '', orm_base: 'node', tag: 'main' }],
-      filters: { main: { id: { '==': pk } } },
-      project: { main: COLUMNS },
-    })
+    await queryRows(
+      backend,
+      {
+        path: [{ entity_type: '', orm_base: 'node', tag: 'main' }],
+        filters: { main: { id: { '==': PK } } },
+        project: { main: COLUMNS },
+      },
+      { values: { pk } },
+    )
   )[0]?.main as Record<string, unknown>;
 
   const neighbours = async (direction: 'with_outgoing' | 'with_incoming', limit: number | undefined) => {
@@ -63,12 +67,14 @@ export async function ioTree(
           edge_tag: 'link',
         },
       ],
-      filters: { main: { id: { '==': pk } } },
+      filters: { main: { id: { '==': PK } } },
       project: { n: COLUMNS, link: ['label', 'type'] },
       order_by: [{ n: [{ id: { order: 'asc' } }] }],
     };
-    const total = await queryCount(backend, dict);
-    const rows = await queryRows(backend, limit === undefined ? dict : { ...dict, limit });
+    const total = await queryCount(backend, dict, { values: { pk } });
+    const rows = await queryRows(backend, limit === undefined ? dict : { ...dict, limit }, {
+      values: { pk },
+    });
     const list = rows.map((r) => ({
       ...entry(r.n ?? {}),
       link_label: r.link?.label,
