@@ -43,7 +43,11 @@ export async function recordAccesses(
     const accesses: DataAccess[] = [];
     for (const path of kind.paths) {
       current = { statements: [], objects: [] };
-      const r = await app.inject({ method: kind.method, url: path, payload: kind.body as object | undefined });
+      const r = await app.inject({
+        method: kind.method,
+        url: path,
+        payload: kind.body as object | undefined,
+      });
       if (r.statusCode >= 400) throw new Error(`${kind.name}: ${r.statusCode} ${r.body.slice(0, 200)}`);
       accesses.push(current);
     }

@@ -144,13 +144,7 @@ async function main(options: Options) {
       );
       rows.push({ kind: 'empty route (HTTP floor)', connections, ...floor });
       for (const kind of kinds) {
-        const measured = await load(
-          base,
-          kind,
-          connections,
-          options.duration,
-          server?.proc.pid,
-        );
+        const measured = await load(base, kind, connections, options.duration, server?.proc.pid);
         const data = await dataFloor(backend, accesses.get(kind.name) ?? [], pgUrl);
         rows.push({
           kind: kind.name,
