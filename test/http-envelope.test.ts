@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listHeaders } from '../src/http/envelope.js';
+import { quoteUrlPart } from '../src/http/url.js';
 import { listEndpoints, routePath } from '../src/http/endpoints.js';
 
 describe('listHeaders', () => {
@@ -48,5 +49,63 @@ describe('endpoint listing', () => {
     expect(routePath('/api/v4', '/nodes/<id>/links/incoming/page/<int:page>/')).toBe(
       '/api/v4/nodes/:id/links/incoming/page/:page(^\\d+$)',
     );
+  });
+});
+
+describe('quoteUrlPart', () => {
+  /** Werkzeug's quoting, one character at a time: what every URL in an answer must agree with. */
+  function quotedCharByChar(text: string, safe: string): string {
+    let out = '';
+    for (const ch of text) {
+      if (/[A-Za-z0-9_.\-~]/.test(ch) || safe.includes(ch)) out += ch;
+      else
+        out += [...new TextEncoder().encode(ch)]
+          .map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`)
+          .join('');
+    }
+    return out;
+  }
+
+  it('quotes exactly what may not stand raw, whichever characters the safe set holds', () => {
+    const alphabet = [
+      'a',
+      'Z',
+      '9',
+      '-',
+      '_',
+      '.',
+      '~',
+      '/',
+      ':',
+      '&',
+      '%',
+      '=',
+      '+',
+      '$',
+      '!',
+      '*',
+      "'",
+      '(',
+      ')',
+      ',',
+      '"',
+      '|',
+      ' ',
+      ']',
+      '^',
+      '\\',
+      '[',
+      'é',
+      '#',
+      '?',
+    ];
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (const safe of ['/', ":&%=+$!*'(),", ']^\\-']) {
+      for (let i = 0; i < 500; i++) {
+        const text = Array.from({ length: next() % 12 }, () => alphabet[next() % alphabet.length]).join('');
+        expect(quoteUrlPart(text, safe)).toBe(quotedCharByChar(text, safe));
+      }
+    }
   });
 });

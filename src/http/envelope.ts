@@ -49,6 +49,17 @@ export function envelope(u: RequestUrl, resourceType: string, data: unknown, id:
   };
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The envelope as JSON text around `data` serialised once beforehand (summaries of tens of kB asked for again
+ * and again), with the Content-Type Fastify gives serialised objects.
+ */
+export function envelopeJson(u: RequestUrl, resourceType: string, dataJson: string, id: unknown) {
+  const empty = JSON.stringify(envelope(u, resourceType, null, id));
+  return { type: JSON_TYPE, body: `{"data":${dataJson}${empty.slice('{"data":null'.length)}` };
+}
+
 /** The envelope of `/`, `/server/` and `/server/endpoints/`, which has no `id`. */
 export function infoEnvelope(u: RequestUrl, data: unknown) {
   return {

@@ -4,6 +4,7 @@ import { unquote } from '../querystring/index.js';
 
 /** Percent-encode what a URL may not carry raw (quotes, `|`, spaces), as Werkzeug writes request URLs. */
 export function quoteUrlPart(text: string, safe: string): string {
+  if (allSafe(safe).test(text)) return text;
   let out = '';
   for (const ch of text) {
     if (/[A-Za-z0-9_.\-~]/.test(ch) || safe.includes(ch)) out += ch;
@@ -14,6 +15,18 @@ export function quoteUrlPart(text: string, safe: string): string {
       );
   }
   return out;
+}
+
+const safeTexts = new Map<string, RegExp>();
+
+/** Matches a text that has nothing to quote (most URLs): unreserved characters and `safe` ones only. */
+function allSafe(safe: string): RegExp {
+  let re = safeTexts.get(safe);
+  if (!re) {
+    re = new RegExp(`^[A-Za-z0-9_.\\-~${safe.replace(/[\\\]^-]/g, '\\$&')}]*$`);
+    safeTexts.set(safe, re);
+  }
+  return re;
 }
 
 export interface RequestUrl {

@@ -27,33 +27,3 @@ export function planKey(dict: unknown, dialect: Dialect, limits: QueryLimits, hi
   const bounds = `${limits.maxVertices},${limits.maxInList},${limits.maxProjections}`;
   return `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}|${params}|${json}`;
 }
-
-/** A bounded map that forgets the entry used least recently. */
-export class KeptMap<V> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): V {
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, value);
-    return value;
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}

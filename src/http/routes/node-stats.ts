@@ -7,7 +7,7 @@ import { badRequest, inputError, notImplemented } from '../../rest/errors.js';
 import { nodeNamespace } from '../../rest/namespace.js';
 import { summary } from '../../rest/summary-cache.js';
 import type { AppContext } from '../context.js';
-import { envelope, listHeaders } from '../envelope.js';
+import { envelope, envelopeJson, listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
 
 /** `?user=<pk>` is the only filter these endpoints take. */
@@ -26,8 +26,11 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
   app.get(`${base}/statistics`, async (request, reply) => {
     const { url, qs, backend } = parseRequest(ctx, request);
     const user = userFilter(qs.filters);
-    const data = await summary(backend, `statistics:${user}`, () => creationStatistics(backend.db, user));
-    return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, null));
+    const json = await summary(backend, `statistics:${user}`, async () =>
+      JSON.stringify(await creationStatistics(backend.db, user)),
+    );
+    const { type, body } = envelopeJson(url, 'nodes', json, null);
+    return reply.headers(listHeaders(0)).type(type).send(body);
   });
   for (const [path, counted] of [
     ['full_types', false],
@@ -36,9 +39,13 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
     app.get(`${base}/${path}`, async (request, reply) => {
       const { url, qs, backend } = parseRequest(ctx, request);
       const user = counted ? userFilter(qs.filters) : undefined;
-      const types = await summary(backend, `types:${user}`, () => typeCounts(backend.db, user));
-      const data = nodeNamespace(types, counted);
-      return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, null));
+      // One scan of the types serves both endpoints; each keeps its own serialised answer.
+      const types = () => summary(backend, `types:${user}`, () => typeCounts(backend.db, user));
+      const json = await summary(backend, `${path}:${user}`, async () =>
+        JSON.stringify(nodeNamespace(await types(), counted)),
+      );
+      const { type, body } = envelopeJson(url, 'nodes', json, null);
+      return reply.headers(listHeaders(0)).type(type).send(body);
     });
   }
   app.get(`${base}/download_formats`, async (request, reply) => {
