@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import BetterSqlite3 from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
+import { KeptMap } from '../util/kept-map.js';
 import {
   QueryTimeoutError,
   StorageOpenError,
@@ -49,7 +50,9 @@ parentPort.on('message', ({ sql, params }) => {
       if (statements.size > 1000) statements.clear();
       statements.set(sql, statement);
     }
-    parentPort.postMessage({ rows: statement.all(...params) });
+    const start = performance.now();
+    const rows = statement.all(...params);
+    parentPort.postMessage({ rows, ms: performance.now() - start });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
   }
@@ -63,7 +66,17 @@ interface Task {
   statement: SqlStatement;
   resolve: (rows: SqlRow[]) => void;
   reject: (error: Error) => void;
+  /** Set when the statement's run time is worth remembering (an unchanging database). */
+  measuredAs?: string;
 }
+
+/**
+ * A statement that took less than this in a worker runs inline from then on. On an unchanging database the
+ * same SQL with the same values does the same work every time, so it cannot turn slow; its worker round
+ * trip (two thread wake-ups, rows copied between threads) costs more than the query.
+ */
+const INLINE_MS = 1;
+const MEASURED_KEPT = 20_000;
 
 class Slot {
   worker: Worker;
@@ -96,6 +109,8 @@ export class SqliteWorkerPool implements Database {
   private readonly unchanging: boolean;
   /** The connection point lookups run on, in this thread: their worker round trip costs more than they do. */
   private inline?: InlineConnection;
+  /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
+  private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
 
   private constructor(
     /** The database file, for tools that measure it directly (the benchmark's data floor). */
@@ -138,13 +153,15 @@ export class SqliteWorkerPool implements Database {
   }
 
   private attach(slot: Slot): Slot {
-    slot.worker.on('message', (m: { rows?: SqlRow[]; error?: string; ready?: boolean }) => {
+    slot.worker.on('message', (m: { rows?: SqlRow[]; ms?: number; error?: string; ready?: boolean }) => {
       if (m.ready) return;
       const task = slot.task;
       this.release(slot);
       if (!task) return;
-      if (m.error !== undefined) task.reject(new Error(m.error));
-      else task.resolve(m.rows ?? []);
+      if (m.error !== undefined) return task.reject(new Error(m.error));
+      if (task.measuredAs !== undefined && m.ms !== undefined)
+        this.quick.set(task.measuredAs, m.ms < INLINE_MS);
+      task.resolve(m.rows ?? []);
     });
     slot.worker.on('error', (error) => {
       const task = slot.task;
@@ -194,7 +211,8 @@ export class SqliteWorkerPool implements Database {
 
   all(statement: SqlStatement): Promise<SqlRow[]> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
-    if (statement.pointLookup) {
+    const measuredAs = this.unchanging && !statement.pointLookup ? statementKey(statement) : undefined;
+    if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
       try {
         this.inline ??= new InlineConnection(this.file, this.unchanging);
         return Promise.resolve(this.inline.all(statement));
@@ -203,9 +221,16 @@ export class SqliteWorkerPool implements Database {
       }
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ statement, resolve, reject });
+      this.queue.push({ statement, resolve, reject, measuredAs });
       this.pump();
     });
+  }
+
+  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
+  runsInline(statement: SqlStatement): boolean {
+    return (
+      statement.pointLookup === true || (this.unchanging && this.quick.get(statementKey(statement)) === true)
+    );
   }
 
   async close(): Promise<void> {
@@ -214,6 +239,11 @@ export class SqliteWorkerPool implements Database {
     this.inline?.close();
     await Promise.all(this.slots.map((s) => (clearTimeout(s.timer), s.worker.terminate())));
   }
+}
+
+/** The identity of a statement's work: its SQL and the values bound to it. */
+function statementKey({ sql, params }: SqlStatement): string {
+  return `${sql}\u0000${JSON.stringify(params)}`;
 }
 
 /** A read-only connection in this thread, with the same settings as the workers', for point lookups. */
