@@ -25,6 +25,7 @@ interface Options {
   backend: 'archive' | 'postgres';
   concurrency: string;
   duration: number;
+  warmup: number;
   target?: string;
   out: string;
 }
@@ -134,6 +135,11 @@ async function main(options: Options) {
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
   try {
+    // A served API runs warm: each kind is driven once, unmeasured, so that no figure counts the compiler's
+    // first passes or the first fill of kept plans and page caches.
+    const busiest = Math.max(...levels);
+    await load(`http://127.0.0.1:${empty.port}`, { method: 'GET', paths: ['/'] }, busiest, options.warmup);
+    for (const kind of kinds) await load(base, kind, busiest, options.warmup);
     for (const connections of levels) {
       const floor = await load(
         `http://127.0.0.1:${empty.port}`,
@@ -246,6 +252,12 @@ new Command('bench')
   )
   .option('--concurrency <list>', 'concurrent connections, comma-separated', '1,16,64')
   .option('--duration <seconds>', 'seconds per measurement', Number, 5)
+  .option(
+    '--warmup <seconds>',
+    'seconds each request kind is driven, unmeasured, before the measurements',
+    Number,
+    1,
+  )
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
