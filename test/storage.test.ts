@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractionCount } from '../src/storage/archive/extract.js';
 import { defaultCacheDir, openArchive, StorageOpenError } from '../src/storage/index.js';
+import { CorruptObjectError } from '../src/storage/types.js';
 import { readAll, sha256, syntheticArchive, tempDir, zipOf, type Synthetic } from './storage-fixtures.js';
 
 async function refusal(file: string): Promise<string> {
@@ -52,6 +53,31 @@ describe('archive storage', () => {
     // `repo/` is a folder entry in real archives; it is no object.
     expect(await b.repository.get('')).toBeUndefined();
     await b.close();
+  });
+
+  it('refuses a damaged repository file with a CorruptObjectError and goes on serving the others', async () => {
+    for (const compressed of [true, false]) {
+      const file = await zipOf(synthetic.entries, `damaged-${compressed}.aiida`, compressed);
+      const [bad, good] = [...synthetic.objects.keys()] as [string, string];
+      const content = synthetic.objects.get(good);
+      // Flip bytes in the middle of the entry's data, found behind its local header.
+      const bytes = readFileSync(file);
+      const header = bytes.indexOf(Buffer.from(`repo/${bad}`)) - 30;
+      const start = header + 30 + bytes.readUInt16LE(header + 26) + bytes.readUInt16LE(header + 28);
+      const size = bytes.readUInt32LE(header + 18);
+      for (let at = start + Math.floor(size / 2), k = 0; k < 4; k++)
+        bytes.writeUInt8(bytes.readUInt8(at + k) ^ 0x5a, at + k);
+      writeFileSync(file, bytes);
+      const b = await openArchive(file, { cacheDir: tempDir() });
+      try {
+        const damaged = b.repository.get(bad).then(async (o) => readAll(await o!.stream()));
+        await expect(damaged).rejects.toBeInstanceOf(CorruptObjectError);
+        await expect(damaged).rejects.toThrow(/damaged/);
+        expect(await readAll(await (await b.repository.get(good))!.stream())).toEqual(content);
+      } finally {
+        await b.close();
+      }
+    }
   });
 
   it('reads stored (uncompressed) archives too', async () => {

@@ -23,13 +23,9 @@ import { Readable, Transform } from 'node:stream';
 import { createInflate } from 'node:zlib';
 import BetterSqlite3 from 'better-sqlite3';
 import { defaultCacheDir } from './cache-dir.js';
-import { StorageOpenError, type Repository, type RepositoryObject } from './types.js';
+import { CorruptObjectError, StorageOpenError, type Repository, type RepositoryObject } from './types.js';
 
-/** An object whose stored bytes do not give back what the index promised (a truncated or damaged pack). */
-export class CorruptObjectError extends Error {
-  readonly status = 502;
-  override name = 'CorruptObjectError';
-}
+export { CorruptObjectError };
 
 const SHA256_KEY = /^[0-9a-f]{64}$/;
 /** A new index snapshot at most this often, however many unknown keys are asked for. */

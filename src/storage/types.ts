@@ -72,3 +72,10 @@ export class QueryDataError extends Error {
   readonly status = 400;
   override name = 'QueryDataError';
 }
+
+/** A stored object whose bytes do not give back what was recorded (a truncated or damaged pack or zip entry). */
+export class CorruptObjectError extends Error {
+  /** The HTTP layer answers 502: the request was fine, the data behind it is not. */
+  readonly status = 502;
+  override name = 'CorruptObjectError';
+}

@@ -23,6 +23,9 @@ const YIELD_EVERY = 1024;
 type ReadCallback = (err: Error | null, bytesRead?: number) => void;
 
 export class FileReader extends yauzl.RandomAccessReader {
+  /** yauzl's reference count on the descriptor (inherited, missing from its type declarations). */
+  declare ref: () => void;
+  declare unref: () => void;
   indexing = true;
   private block: Buffer | undefined;
   private blockStart = 0;

@@ -6,9 +6,10 @@
  */
 import { close, fstat, open, read } from 'node:fs';
 import { promisify } from 'node:util';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
-import { StorageOpenError } from '../types.js';
+import { CorruptObjectError, StorageOpenError } from '../types.js';
 import { FileReader } from './file-reader.js';
 
 const openFd = promisify(open);
@@ -16,6 +17,11 @@ const fstatFd = promisify(fstat);
 const readFd = promisify(read);
 const closeFd = promisify(close);
 
+/** Entries up to this size (compressed) are read and inflated in one go: most repository files. */
+const SMALL_ENTRY = 1 << 16;
+/** Room read ahead of an entry's data for its local header: 30 bytes, its name and a modest extra field. */
+const LOCAL_HEADER_ROOM = 1024;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const STORED = 0;
 const DEFLATED = 8;
 const ENCRYPTED_FLAG = 0x1;
@@ -88,6 +94,7 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
   const compressedSize = new Float64Array(count);
   const uncompressedSize = new Float64Array(count);
   const method = new Uint16Array(count);
+  const checksum = new Uint32Array(count);
   const encrypted = new Uint8Array(count);
   await new Promise<void>((resolve, reject) => {
     let i = 0;
@@ -99,6 +106,7 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
         compressedSize[i] = entry.compressedSize;
         uncompressedSize[i] = entry.uncompressedSize;
         method[i] = entry.compressionMethod;
+        checksum[i] = entry.crc32;
         encrypted[i] = entry.generalPurposeBitFlag & ENCRYPTED_FLAG;
         i += 1;
       }
@@ -111,6 +119,46 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
   reader.indexing = false;
   const fingerprint = reader.fingerprint();
 
+  /**
+   * A small entry in one positioned read of its local header and data, inflated at once and checked against
+   * its size and CRC-32: no stream and no thread-pool round trip per chunk. The reader is referenced meanwhile, as yauzl's own reads do, so a close()
+   * cannot release the descriptor under the read.
+   */
+  const readSmall = async (name: string, i: number): Promise<Buffer> => {
+    const size = compressedSize[i]!;
+    const buffer = Buffer.allocUnsafe(LOCAL_HEADER_ROOM + size);
+    reader.ref();
+    let got: number;
+    try {
+      got = await new Promise<number>((resolve, reject) =>
+        reader.read(buffer, 0, buffer.length, localHeader[i]!, (err, n) =>
+          err ? reject(err) : resolve(n ?? 0),
+        ),
+      );
+    } finally {
+      reader.unref();
+    }
+    const damaged = (why: string) =>
+      new CorruptObjectError(`${name} is damaged in ${file} (${why}); export the archive again`);
+    if (got < 30 || buffer.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw damaged('no local header');
+    const start = 30 + buffer.readUInt16LE(26) + buffer.readUInt16LE(28);
+    if (start + size > got) throw damaged('it ends early');
+    const stored = buffer.subarray(start, start + size);
+    let data: Buffer;
+    try {
+      data =
+        method[i] === DEFLATED
+          ? inflateRawSync(stored, { maxOutputLength: uncompressedSize[i]! + 1 })
+          : stored;
+    } catch (error) {
+      throw damaged((error as Error).message);
+    }
+    if (data.length !== uncompressedSize[i])
+      throw damaged(`${data.length} bytes instead of ${uncompressedSize[i]}`);
+    if (crc32(data) !== checksum[i]) throw damaged('its checksum does not match');
+    return data;
+  };
+
   const openAt = (name: string, i: number): Promise<Readable> =>
     new Promise((resolve, reject) => {
       if (!zip.isOpen) return reject(new Error(`${file} is closed`));
@@ -118,6 +166,9 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
       const m = method[i]!;
       if (m !== STORED && m !== DEFLATED) {
         return reject(new Error(`${name} uses zip compression method ${m}, which Quarry cannot read`));
+      }
+      if (compressedSize[i]! <= SMALL_ENTRY && LOCAL_HEADER_ROOM >= 30 + name.length) {
+        return readSmall(name, i).then((data) => resolve(Readable.from([data])), reject);
       }
       // readLocalFileHeader needs only these two fields. openReadStreamLowLevel is called inside its
       // callback, while yauzl still holds a reference on the descriptor, so a concurrent close() cannot
