@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli/errors.js';
 import { runServe } from '../src/cli/serve.js';
-import { tempDir } from './helpers.js';
+import { smallArchive, tempDir } from './helpers.js';
 
 const cli = join(import.meta.dirname, '../dist/cli/main.js');
 
@@ -50,3 +52,95 @@ describe('quarry serve, live profiles', () => {
     }
   });
 });
+
+/** The pids of a process's children, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** The status of a GET on a connection of its own (a pooled one may belong to a process that was killed). */
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject);
+  });
+}
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const value = probe();
+    if (value !== undefined) return value;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
+  'quarry serve --processes (built CLI)',
+  () => {
+    it('serves from every process, replaces one that dies, and stops them all on SIGTERM', async () => {
+      const archive = await smallArchive(200, 3);
+      const server = spawn(
+        process.execPath,
+        [cli, 'serve', archive, '--port', '0', '--processes', '2', '--cache-dir', tempDir()],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      try {
+        const port = await until(
+          'the serving line',
+          () => /:(\d+)\/api\/v4\/ \(2 processes\)/.exec(stderr)?.[1],
+        );
+        const url = `http://127.0.0.1:${port}/api/v4/nodes/?limit=1`;
+        expect(await statusOf(url)).toBe(200);
+        const serving = childrenOf(server.pid!);
+        expect(serving).toHaveLength(2);
+
+        process.kill(serving[0]!, 'SIGKILL');
+        const replaced = await until('a replacement', () => {
+          const now = childrenOf(server.pid!);
+          return now.length === 2 && !now.includes(serving[0]!) ? now : undefined;
+        });
+        expect(replaced).toContain(serving[1]);
+        for (let i = 0; i < 10; i++) expect(await statusOf(url)).toBe(200);
+        expect(stderr).toMatch(
+          new RegExp(`serving process ${serving[0]} died \\(SIGKILL\\); starting another`),
+        );
+
+        const exit = new Promise<number | null>((resolve) => server.once('exit', resolve));
+        server.kill('SIGTERM');
+        expect(await exit).toBe(0);
+        expect(replaced.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
+      } finally {
+        server.kill('SIGKILL');
+      }
+    });
+
+    it('refuses in one line, exit 1, when the serving processes cannot listen', async () => {
+      const archive = await smallArchive(100, 3);
+      const busy = createServer();
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      const port = (busy.address() as AddressInfo).port;
+      try {
+        const run = spawnSync(
+          process.execPath,
+          [cli, 'serve', archive, '--port', String(port), '--processes', '2', '--cache-dir', tempDir()],
+          { encoding: 'utf8' },
+        );
+        expect(run.status).toBe(1);
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+        expect(run.stderr).toMatch(new RegExp(`^quarry: cannot listen on 127.0.0.1:${port}`));
+      } finally {
+        busy.close();
+      }
+    });
+  },
+);

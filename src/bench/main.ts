@@ -4,8 +4,9 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -26,6 +27,7 @@ interface Options {
   concurrency: string;
   duration: number;
   warmup: number;
+  processes: number;
   target?: string;
   out: string;
 }
@@ -40,16 +42,32 @@ interface Measure {
   errors: number;
 }
 
-/** User + system CPU time of a process so far, in ms, from /proc (Linux); undefined elsewhere. */
+/** User + system CPU time so far, in ms, of a process and all its descendants, from /proc (Linux). */
 function cpuTimeMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
+  const stats = new Map<number, { ppid: number; ms: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // ppid is field 4 of stat(5); utime and stime are fields 14 and 15, in clock ticks (100 a second).
+      stats.set(Number(entry), {
+        ppid: Number(fields[1]),
+        ms: (Number(fields[11]) + Number(fields[12])) * 10,
+      });
+    } catch {
+      // The process ended while being read.
+    }
   }
+  if (!stats.has(pid)) return undefined;
+  let total = 0;
+  const tree = new Set([pid]);
+  for (let size = 0; size !== tree.size;) {
+    size = tree.size;
+    for (const [p, { ppid }] of stats) if (tree.has(ppid)) tree.add(p);
+  }
+  for (const p of tree) total += stats.get(p)?.ms ?? 0;
+  return total;
 }
 
 /** Drive `kind` at `base` with `connections` clients for `duration` seconds; each client cycles the variants. */
@@ -131,7 +149,7 @@ async function main(options: Options) {
   const empty = await child([join(here, 'empty-server.js')]);
   const server = options.target
     ? undefined
-    : await child([join(here, 'serve-bench.js'), file, ...(pgUrl ? [pgUrl] : [])]);
+    : await child([join(here, 'serve-bench.js'), String(options.processes), file, ...(pgUrl ? [pgUrl] : [])]);
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
   try {
@@ -172,7 +190,14 @@ async function main(options: Options) {
   writeFileSync(
     options.out,
     JSON.stringify(
-      { nodes: options.nodes, backend: options.backend, target: base, duration: options.duration, rows },
+      {
+        nodes: options.nodes,
+        backend: options.backend,
+        processes: options.processes,
+        target: base,
+        duration: options.duration,
+        rows,
+      },
       null,
       1,
     ),
@@ -236,6 +261,12 @@ function printTable(rows: Record<string, unknown>[]) {
     console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 }
 
+const processCount = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error('--processes must be a whole number >= 1');
+  return n;
+};
+
 const count = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 100) throw new Error('--nodes must be a whole number >= 100, e.g. 1e4');
@@ -257,6 +288,12 @@ new Command('bench')
     'seconds each request kind is driven, unmeasured, before the measurements',
     Number,
     1,
+  )
+  .option(
+    '--processes <n>',
+    'Quarry server processes (as quarry serve --processes)',
+    processCount,
+    availableParallelism(),
   )
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
   .option('--out <file>', 'JSON results', 'bench-results.json')

@@ -1,14 +1,26 @@
-/** Quarry serving the benchmark's storage on a free loopback port, in its own process. */
+/**
+ * Quarry serving the benchmark's storage on a free loopback port: `serve-bench PROCESSES FILE [POSTGRES_URL]`,
+ * on as many processes as `quarry serve --processes`, supervised the same way.
+ */
+import { isServingProcess, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../http/app.js';
 import { benchBackend } from './backend.js';
 
-const [file, pgUrl] = process.argv.slice(2);
-if (!file) throw new Error('usage: serve-bench FILE.aiida [POSTGRES_URL]');
-const backend = await benchBackend(file, pgUrl);
-const app = await buildApp({ backends: [backend] });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
-// A normal exit on a signal, so that profilers (node --cpu-prof) write their output.
-process.once('SIGINT', () => process.exit(0));
-process.once('SIGTERM', () => process.exit(0));
+const [processes, file, pgUrl] = process.argv.slice(2);
+if (!file || !Number.isInteger(Number(processes))) {
+  throw new Error('usage: serve-bench PROCESSES FILE.aiida [POSTGRES_URL]');
+}
+if (Number(processes) > 1 && !isServingProcess()) {
+  process.stdout.write(`ready ${await superviseProcesses(Number(processes))}\n`);
+} else {
+  const backend = await benchBackend(file, pgUrl);
+  const app = await buildApp({ backends: [backend] });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!isServingProcess()) {
+    process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
+  }
+  // A normal exit on a signal, so that profilers (node --cpu-prof) write their output.
+  process.once('SIGINT', () => process.exit(0));
+  process.once('SIGTERM', () => process.exit(0));
+}

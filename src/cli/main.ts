@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `quarry` command. */
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { runGenerate } from './generate.js';
 import { runServe } from './serve.js';
@@ -52,7 +53,13 @@ program
   .option('--prefix <prefix>', 'URL prefix of the API', '/api/v4')
   .option('--no-posting', 'turn off POST /querybuilder/')
   .option('--cache-dir <dir>', 'where extracted databases and the demo archive are kept')
-  .option('--workers <n>', 'worker threads running queries, per archive', integer('workers'), 2)
+  .option(
+    '--processes <n>',
+    'HTTP server processes sharing the port',
+    integer('processes'),
+    availableParallelism(),
+  )
+  .option('--workers <n>', 'worker threads running queries, per archive and process', integer('workers'), 2)
   .option('--query-timeout <seconds>', 'time limit of one query', positive('query-timeout'), 30)
   .option('--max-body <bytes>', 'largest request body accepted', integer('max-body'), 1024 * 1024)
   .option('--max-vertices <n>', 'most vertices in a posted QueryBuilder path', integer('max-vertices'), 12)

@@ -7,6 +7,7 @@ import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { CliError } from './errors.js';
+import { isServingProcess, reportStartFailure, superviseProcesses } from './processes.js';
 
 export interface ServeOptions {
   host: string;
@@ -24,6 +25,8 @@ export interface ServeOptions {
   profile?: string[];
   repository?: string;
   pgPool?: number;
+  /** HTTP server processes sharing the port (default 1 here; the command defaults to the cores). */
+  processes?: number;
 }
 
 /** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
@@ -40,33 +43,68 @@ async function openSource(
 }
 
 export async function runServe(files: string[], options: ServeOptions) {
+  if (isServingProcess()) return serveInThisProcess(JSON.parse(process.env[SOURCES] ?? '[]'), options, true);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const profiles = options.profile ?? [];
   if (files.length === 0 && profiles.length === 0) {
     process.stderr.write('quarry: no archive given; serving the demo archive (generated on first run)\n');
     files = [await ensureDemoArchive(cacheDir)];
   }
+  const processes = options.processes ?? 1;
+  if (processes <= 1) return serveInThisProcess(files, options, false);
+  // Every source is opened here first: what cannot be served is refused once, before any process starts
+  // (and an archive is extracted once, not by each process).
+  const backends = await openBackends(files, options);
+  const names = backends.map((b) => b.name);
+  await Promise.all(backends.map((b) => b.close()));
+  const port = await superviseProcesses(processes, { [SOURCES]: JSON.stringify(files) });
+  announce(names, options, port, processes);
+}
+
+/** The sources a supervisor resolved, for the serving processes it starts. */
+const SOURCES = 'QUARRY_SERVE_SOURCES';
+
+async function openBackends(files: string[], options: ServeOptions): Promise<StorageBackend[]> {
   const backends: StorageBackend[] = [];
   try {
     const storage = {
-      cacheDir,
+      cacheDir: options.cacheDir ?? defaultCacheDir(),
       workers: options.workers,
       queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
       onIdleError: (error: Error) =>
         process.stderr.write(`quarry: database session lost: ${error.message}\n`),
     };
     for (const file of files) backends.push(await openSource(file, options, storage));
-    for (const name of profiles) {
+    for (const name of options.profile ?? []) {
       backends.push(await openProfile(name, { ...storage, workers: options.pgPool }));
     }
     const names = backends.map((b) => b.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice) throw new CliError(`two sources are named "${twice}"; ?profile= could not tell them apart`);
+    return backends;
   } catch (error) {
     await Promise.all(backends.map((b) => b.close()));
     if (error instanceof StorageOpenError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/**
+ * Open the storages and serve them from this process. A serving process of a supervisor reports a failure to
+ * start to it (which says it once) instead of printing it.
+ */
+async function serveInThisProcess(files: string[], options: ServeOptions, supervised: boolean) {
+  try {
+    await serve(files, options, supervised);
+  } catch (error) {
+    if (!supervised) throw error;
+    reportStartFailure(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
+async function serve(files: string[], options: ServeOptions, supervised: boolean) {
+  const backends = await openBackends(files, options);
   const app = await buildApp({
     backends,
     prefix: options.prefix,
@@ -83,12 +121,18 @@ export async function runServe(files: string[], options: ServeOptions) {
   try {
     await app.listen({ host, port: options.port });
   } catch (error) {
+    await Promise.all(backends.map((b) => b.close()));
     throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
   }
-  const shown = host.includes(':') ? `[${host}]` : host;
-  process.stderr.write(
-    `quarry: serving ${backends.map((b) => b.name).join(', ')} at http://${shown}:${options.port}${options.prefix}/\n`,
-  );
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  if (!supervised)
+    announce(
+      backends.map((b) => b.name),
+      options,
+      port,
+      1,
+    );
   const stop = async () => {
     await app.close();
     await Promise.all(backends.map((b) => b.close()));
@@ -96,4 +140,13 @@ export async function runServe(files: string[], options: ServeOptions) {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function announce(names: string[], options: ServeOptions, port: number, processes: number) {
+  const host = options.hostname ?? options.host;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const on = processes > 1 ? ` (${processes} processes)` : '';
+  process.stderr.write(
+    `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}\n`,
+  );
 }
