@@ -11,7 +11,7 @@ if (!file || !Number.isInteger(Number(processes))) {
   throw new Error('usage: serve-bench PROCESSES FILE.aiida [POSTGRES_URL]');
 }
 if (Number(processes) > 1 && !isServingProcess()) {
-  process.stdout.write(`ready ${await superviseProcesses(Number(processes))}\n`);
+  process.stdout.write(`ready ${(await superviseProcesses(Number(processes))).port}\n`);
 } else {
   const backend = await benchBackend(file, pgUrl);
   const app = await buildApp({ backends: [backend] });

@@ -3,8 +3,9 @@
  * the one listening socket, so HTTP parsing, decoding and formatting use every core, not only the queries'
  * worker threads. A keep-alive connection is handed to a process once, not request by request.
  *
- * The first process supervises: it starts the others, answers for them at start-up (one line, exit 1, when
- * they cannot serve), starts a new one when one dies, and stops them all on a signal.
+ * The first process supervises and opens no storage itself. It starts one serving process, and the others once
+ * that one listens: the first refuses what cannot be served (said once: one line, exit 1) and extracts an
+ * archive once for all. It starts a new process when one dies, and stops them all on a signal.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { CliError } from './errors.js';
@@ -12,9 +13,15 @@ import { CliError } from './errors.js';
 /** Whether this process is one of the serving processes a supervisor started. */
 export const isServingProcess = (): boolean => cluster.isWorker;
 
-/** A serving process that cannot start tells its supervisor why, in one line, before it exits. */
-export function reportStartFailure(message: string): void {
-  process.send?.({ quarryStartFailure: message });
+/** A serving process that cannot start tells its supervisor why, in one line, and exits once that is sent. */
+export function exitWithStartFailure(message: string): void {
+  if (!process.send) process.exit(1);
+  process.send({ quarryStartFailure: message }, () => process.exit(1));
+}
+
+/** A serving process that listens tells its supervisor the names of the storages it serves. */
+export function reportServing(names: string[]): void {
+  process.send?.({ quarryServing: names });
 }
 
 /** How long a replacement waits after a serving process died, so that a crash loop does not spin. */
@@ -22,19 +29,36 @@ const RESTART_DELAY_MS = 1_000;
 
 /**
  * Start `count` serving processes (each re-runs this program with `env` added) and resolve with the port they
- * share once all listen. Refuses with the first one's reason when one cannot start.
+ * share and the names of what they serve once all listen. Refuses with the first one's reason when one cannot
+ * start.
  */
-export function superviseProcesses(count: number, env: Record<string, string> = {}): Promise<number> {
+export function superviseProcesses(
+  count: number,
+  env: Record<string, string> = {},
+): Promise<{ port: number; names: string[] }> {
   return new Promise((resolve, reject) => {
     let listening = 0;
+    let port = 0;
+    let names: string[] | undefined;
     let started = false;
     let stopping = false;
     const failures: string[] = [];
 
+    // Ready once every process listens and the first has said what it serves (two messages, either order).
+    const resolveWhenReady = () => {
+      if (started || listening < count || names === undefined) return;
+      started = true;
+      resolve({ port, names });
+    };
+
     const fork = () => {
       const worker = cluster.fork(env);
-      worker.on('message', (m: { quarryStartFailure?: string }) => {
+      worker.on('message', (m: { quarryStartFailure?: string; quarryServing?: string[] }) => {
         if (typeof m?.quarryStartFailure === 'string') failures.push(m.quarryStartFailure);
+        if (Array.isArray(m?.quarryServing)) {
+          names = m.quarryServing;
+          resolveWhenReady();
+        }
       });
       return worker;
     };
@@ -51,9 +75,10 @@ export function superviseProcesses(count: number, env: Record<string, string> = 
     };
 
     cluster.on('listening', (_worker, address) => {
-      if (started || ++listening < count) return;
-      started = true;
-      resolve(address.port);
+      if (started) return;
+      port = address.port;
+      if (++listening === 1) for (let i = 1; i < count; i++) fork();
+      resolveWhenReady();
     });
 
     cluster.on('exit', (worker, code, signal) => {
@@ -77,6 +102,6 @@ export function superviseProcesses(count: number, env: Record<string, string> = 
 
     process.once('SIGINT', () => stopAll(0));
     process.once('SIGTERM', () => stopAll(0));
-    for (let i = 0; i < count; i++) fork();
+    fork();
   });
 }

@@ -7,7 +7,7 @@ import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { CliError } from './errors.js';
-import { isServingProcess, reportStartFailure, superviseProcesses } from './processes.js';
+import { isServingProcess, exitWithStartFailure, reportServing, superviseProcesses } from './processes.js';
 
 export interface ServeOptions {
   host: string;
@@ -52,12 +52,7 @@ export async function runServe(files: string[], options: ServeOptions) {
   }
   const processes = options.processes ?? 1;
   if (processes <= 1) return serveInThisProcess(files, options, false);
-  // Every source is opened here first: what cannot be served is refused once, before any process starts
-  // (and an archive is extracted once, not by each process).
-  const backends = await openBackends(files, options);
-  const names = backends.map((b) => b.name);
-  await Promise.all(backends.map((b) => b.close()));
-  const port = await superviseProcesses(processes, { [SOURCES]: JSON.stringify(files) });
+  const { port, names } = await superviseProcesses(processes, { [SOURCES]: JSON.stringify(files) });
   announce(names, options, port, processes);
 }
 
@@ -98,8 +93,7 @@ async function serveInThisProcess(files: string[], options: ServeOptions, superv
     await serve(files, options, supervised);
   } catch (error) {
     if (!supervised) throw error;
-    reportStartFailure(error instanceof Error ? error.message : String(error));
-    process.exit(1);
+    exitWithStartFailure(error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -126,13 +120,9 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  if (!supervised)
-    announce(
-      backends.map((b) => b.name),
-      options,
-      port,
-      1,
-    );
+  const names = backends.map((b) => b.name);
+  if (supervised) reportServing(names);
+  else announce(names, options, port, 1);
   const stop = async () => {
     await app.close();
     await Promise.all(backends.map((b) => b.close()));
