@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { crc32, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractionCount } from '../src/storage/archive/extract.js';
+import { openZip } from '../src/storage/archive/zip.js';
 import { defaultCacheDir, openArchive, StorageOpenError } from '../src/storage/index.js';
 import { CorruptObjectError } from '../src/storage/types.js';
 import { readAll, sha256, syntheticArchive, tempDir, zipOf, type Synthetic } from './storage-fixtures.js';
@@ -260,5 +261,50 @@ describe('archives Quarry cannot serve', () => {
 
     expect(await refusal(join(dir, 'missing.aiida'))).toMatch(/no such file/);
     expect(await refusal(dir)).toMatch(/is a folder/);
+  });
+});
+
+/** A zip of one stored entry whose local header carries an extra field of `extraLength` bytes. */
+function zipWithLongHeader(name: string, content: Buffer, extraLength: number): Buffer {
+  const fileName = Buffer.from(name);
+  const extra = Buffer.alloc(extraLength);
+  extra.writeUInt16LE(0xcafe, 0);
+  extra.writeUInt16LE(extraLength - 4, 2);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt32LE(crc32(content), 14);
+  local.writeUInt32LE(content.length, 18);
+  local.writeUInt32LE(content.length, 22);
+  local.writeUInt16LE(fileName.length, 26);
+  local.writeUInt16LE(extraLength, 28);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt32LE(crc32(content), 16);
+  central.writeUInt32LE(content.length, 20);
+  central.writeUInt32LE(content.length, 24);
+  central.writeUInt16LE(fileName.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + fileName.length, 12);
+  end.writeUInt32LE(local.length + fileName.length + extra.length + content.length, 16);
+  return Buffer.concat([local, fileName, extra, content, central, fileName, end]);
+}
+
+describe('zip entries', () => {
+  it('reads a small entry whose local header is longer than usual (a large extra field)', async () => {
+    const content = randomBytes(3000);
+    const file = join(tempDir(), 'long-header.zip');
+    writeFileSync(file, zipWithLongHeader('repo/long', content, 2000));
+    const zip = await openZip(file);
+    try {
+      expect(await zip.read('repo/long')).toEqual(content);
+    } finally {
+      zip.close();
+    }
   });
 });

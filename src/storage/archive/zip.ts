@@ -121,10 +121,11 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
 
   /**
    * A small entry in one positioned read of its local header and data, inflated at once and checked against
-   * its size and CRC-32: no stream and no thread-pool round trip per chunk. The reader is referenced meanwhile, as yauzl's own reads do, so a close()
-   * cannot release the descriptor under the read.
+   * its size and CRC-32: no stream and no thread-pool round trip per chunk. The reader is referenced meanwhile,
+   * as yauzl's own reads do, so a close() cannot release the descriptor under the read. Undefined when the
+   * local header is longer than the room read ahead for it (a large extra field): the streamed path reads it.
    */
-  const readSmall = async (name: string, i: number): Promise<Buffer> => {
+  const readSmall = async (name: string, i: number): Promise<Buffer | undefined> => {
     const size = compressedSize[i]!;
     const buffer = Buffer.allocUnsafe(LOCAL_HEADER_ROOM + size);
     reader.ref();
@@ -142,6 +143,7 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
       new CorruptObjectError(`${name} is damaged in ${file} (${why}); export the archive again`);
     if (got < 30 || buffer.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw damaged('no local header');
     const start = 30 + buffer.readUInt16LE(26) + buffer.readUInt16LE(28);
+    if (start + size > buffer.length) return undefined;
     if (start + size > got) throw damaged('it ends early');
     const stored = buffer.subarray(start, start + size);
     let data: Buffer;
@@ -167,29 +169,37 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
       if (m !== STORED && m !== DEFLATED) {
         return reject(new Error(`${name} uses zip compression method ${m}, which Quarry cannot read`));
       }
-      if (compressedSize[i]! <= SMALL_ENTRY && LOCAL_HEADER_ROOM >= 30 + name.length) {
-        return readSmall(name, i).then((data) => resolve(Readable.from([data])), reject);
-      }
-      // readLocalFileHeader needs only these two fields. openReadStreamLowLevel is called inside its
-      // callback, while yauzl still holds a reference on the descriptor, so a concurrent close() cannot
-      // release the descriptor between the two steps.
-      const entry = Object.assign(new yauzl.Entry(), {
-        relativeOffsetOfLocalHeader: localHeader[i]!,
-        compressedSize: compressedSize[i]!,
-      });
-      zip.readLocalFileHeader(entry, { minimal: true }, (err, header) => {
-        if (err) return reject(err);
-        zip.openReadStreamLowLevel(
-          header.fileDataStart,
-          compressedSize[i]!,
-          0,
-          compressedSize[i]!,
-          m === DEFLATED,
-          uncompressedSize[i]!,
-          (err2, stream) => (err2 ? reject(err2) : resolve(stream)),
-        );
-      });
+      if (compressedSize[i]! > SMALL_ENTRY) return openStreamed(i, resolve, reject);
+      readSmall(name, i).then(
+        (data) => (data ? resolve(Readable.from([data])) : openStreamed(i, resolve, reject)),
+        reject,
+      );
     });
+
+  const openStreamed = (i: number, resolve: (stream: Readable) => void, reject: (error: Error) => void) => {
+    // Checked here, in the same run as yauzl's ref(): after the small read's await, close() may have come.
+    if (!zip.isOpen) return reject(new Error(`${file} is closed`));
+    const m = method[i]!;
+    // readLocalFileHeader needs only these two fields. openReadStreamLowLevel is called inside its
+    // callback, while yauzl still holds a reference on the descriptor, so a concurrent close() cannot
+    // release the descriptor between the two steps.
+    const entry = Object.assign(new yauzl.Entry(), {
+      relativeOffsetOfLocalHeader: localHeader[i]!,
+      compressedSize: compressedSize[i]!,
+    });
+    zip.readLocalFileHeader(entry, { minimal: true }, (err, header) => {
+      if (err) return reject(err);
+      zip.openReadStreamLowLevel(
+        header.fileDataStart,
+        compressedSize[i]!,
+        0,
+        compressedSize[i]!,
+        m === DEFLATED,
+        uncompressedSize[i]!,
+        (err2, stream) => (err2 ? reject(err2) : resolve(stream)),
+      );
+    });
+  };
 
   const archive: ZipArchive = {
     file,
