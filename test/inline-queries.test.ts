@@ -25,9 +25,11 @@ describe('statements measured quick run in the server thread', () => {
   });
   afterAll(async () => backend.close());
 
-  it('moves a quick statement of an archive inline after one run in a worker, with the same rows', async () => {
+  it('moves a quick statement of an archive inline after a run in a worker, with the same rows', async () => {
     expect(pool.runsInline(PAGE)).toBe(false);
     const first = await pool.all(PAGE);
+    // Each worker run measures again; a busy machine may stretch one run of a 0.05 ms query past 1 ms.
+    for (let run = 0; run < 5 && !pool.runsInline(PAGE); run++) await pool.all(PAGE);
     expect(pool.runsInline(PAGE)).toBe(true);
     expect(await pool.all(PAGE)).toEqual(first);
     expect(first).toHaveLength(20);
