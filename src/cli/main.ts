@@ -2,7 +2,6 @@
 /** The `quarry` command. */
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import { runGenerate } from './generate.js';
 import { runServe } from './serve.js';
 import { CliError } from './errors.js';
 
@@ -78,7 +77,10 @@ program
   .requiredOption('--nodes <n>', 'number of nodes', count)
   .requiredOption('--out <file>', 'archive file to write')
   .option('--seed <n>', 'random seed', integer('seed'), 1)
-  .action(runGenerate);
+  // Loaded when used: a serving supervisor needs none of the generator.
+  .action(async (options: Parameters<typeof import('./generate.js').runGenerate>[0]) =>
+    (await import('./generate.js')).runGenerate(options),
+  );
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof CliError || !process.env.QUARRY_DEBUG) {

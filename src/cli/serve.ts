@@ -1,13 +1,10 @@
-/** `quarry serve`: open the storages, start the HTTP server, stop cleanly on a signal. */
-import { existsSync, statSync } from 'node:fs';
-import { buildApp } from '../http/app.js';
-import { ensureDemoArchive } from '../generate/index.js';
+/**
+ * `quarry serve`: serve the sources from this process, or supervise serving processes (--processes). The
+ * supervisor serves nothing, so the serving code (HTTP, storages, exporters) is loaded only where it runs.
+ */
 import { defaultCacheDir } from '../storage/cache-dir.js';
-import { openArchive } from '../storage/index.js';
-import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
-import { StorageOpenError, type StorageBackend } from '../storage/types.js';
-import { CliError } from './errors.js';
-import { isServingProcess, exitWithStartFailure, reportServing, superviseProcesses } from './processes.js';
+import { announce } from './announce.js';
+import { isServingProcess, superviseProcesses } from './processes.js';
 
 export interface ServeOptions {
   host: string;
@@ -29,114 +26,23 @@ export interface ServeOptions {
   processes?: number;
 }
 
-/** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
-async function openSource(
-  source: string,
-  options: ServeOptions,
-  storage: ProfileOptions & { cacheDir: string },
-) {
-  if (/^postgres(ql)?:\/\//.test(source)) {
-    return openPostgresUrl(source, options.repository, { ...storage, workers: options.pgPool });
-  }
-  if (existsSync(source) && statSync(source).isDirectory()) return openSqliteDos(source, storage);
-  return openArchive(source, storage);
-}
-
 export async function runServe(files: string[], options: ServeOptions) {
-  if (isServingProcess()) return serveInThisProcess(JSON.parse(process.env[SOURCES] ?? '[]'), options, true);
+  if (isServingProcess()) {
+    const { serveInThisProcess } = await import('./serve-here.js');
+    return serveInThisProcess(JSON.parse(process.env[SOURCES] ?? '[]'), options, true);
+  }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const profiles = options.profile ?? [];
   if (files.length === 0 && profiles.length === 0) {
     process.stderr.write('quarry: no archive given; serving the demo archive (generated on first run)\n');
+    const { ensureDemoArchive } = await import('../generate/index.js');
     files = [await ensureDemoArchive(cacheDir)];
   }
   const processes = options.processes ?? 1;
-  if (processes <= 1) return serveInThisProcess(files, options, false);
+  if (processes <= 1) return (await import('./serve-here.js')).serveInThisProcess(files, options, false);
   const { port, names } = await superviseProcesses(processes, { [SOURCES]: JSON.stringify(files) });
   announce(names, options, port, processes);
 }
 
 /** The sources a supervisor resolved, for the serving processes it starts. */
 const SOURCES = 'QUARRY_SERVE_SOURCES';
-
-async function openBackends(files: string[], options: ServeOptions): Promise<StorageBackend[]> {
-  const backends: StorageBackend[] = [];
-  try {
-    const storage = {
-      cacheDir: options.cacheDir ?? defaultCacheDir(),
-      workers: options.workers,
-      queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
-      onIdleError: (error: Error) =>
-        process.stderr.write(`quarry: database session lost: ${error.message}\n`),
-    };
-    for (const file of files) backends.push(await openSource(file, options, storage));
-    for (const name of options.profile ?? []) {
-      backends.push(await openProfile(name, { ...storage, workers: options.pgPool }));
-    }
-    const names = backends.map((b) => b.name);
-    const twice = names.find((n, i) => names.indexOf(n) !== i);
-    if (twice) throw new CliError(`two sources are named "${twice}"; ?profile= could not tell them apart`);
-    return backends;
-  } catch (error) {
-    await Promise.all(backends.map((b) => b.close()));
-    if (error instanceof StorageOpenError) throw new CliError(error.message);
-    throw error;
-  }
-}
-
-/**
- * Open the storages and serve them from this process. A serving process of a supervisor reports a failure to
- * start to it (which says it once) instead of printing it.
- */
-async function serveInThisProcess(files: string[], options: ServeOptions, supervised: boolean) {
-  try {
-    await serve(files, options, supervised);
-  } catch (error) {
-    if (!supervised) throw error;
-    exitWithStartFailure(error instanceof Error ? error.message : String(error));
-  }
-}
-
-async function serve(files: string[], options: ServeOptions, supervised: boolean) {
-  const backends = await openBackends(files, options);
-  const app = await buildApp({
-    backends,
-    prefix: options.prefix,
-    posting: options.posting,
-    logger: options.log,
-    bodyLimit: options.maxBody,
-    queryLimits: Object.fromEntries(
-      Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(
-        ([, v]) => v !== undefined,
-      ),
-    ),
-  });
-  const host = options.hostname ?? options.host;
-  try {
-    await app.listen({ host, port: options.port });
-  } catch (error) {
-    await Promise.all(backends.map((b) => b.close()));
-    throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const names = backends.map((b) => b.name);
-  if (supervised) reportServing(names);
-  else announce(names, options, port, 1);
-  const stop = async () => {
-    await app.close();
-    await Promise.all(backends.map((b) => b.close()));
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
-
-function announce(names: string[], options: ServeOptions, port: number, processes: number) {
-  const host = options.hostname ?? options.host;
-  const shown = host.includes(':') ? `[${host}]` : host;
-  const on = processes > 1 ? ` (${processes} processes)` : '';
-  process.stderr.write(
-    `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}\n`,
-  );
-}

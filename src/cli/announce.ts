@@ -1,0 +1,11 @@
+/** The line that says what is served where. */
+import type { ServeOptions } from './serve.js';
+
+export function announce(names: string[], options: ServeOptions, port: number, processes: number) {
+  const host = options.hostname ?? options.host;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const on = processes > 1 ? ` (${processes} processes)` : '';
+  process.stderr.write(
+    `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}\n`,
+  );
+}
