@@ -2,7 +2,7 @@
  * Quarry serving the benchmark's storage on a free loopback port: `serve-bench PROCESSES FILE [POSTGRES_URL]`,
  * on as many processes as `quarry serve --processes`, supervised the same way.
  */
-import { isServingProcess, superviseProcesses } from '../cli/processes.js';
+import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../http/app.js';
 import { benchBackend } from './backend.js';
 
@@ -17,9 +17,8 @@ if (Number(processes) > 1 && !isServingProcess()) {
   const app = await buildApp({ backends: [backend] });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
-  if (!isServingProcess()) {
-    process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
-  }
+  if (isServingProcess()) reportServing([backend.name]);
+  else process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
   // A normal exit on a signal, so that profilers (node --cpu-prof) write their output.
   process.once('SIGINT', () => process.exit(0));
   process.once('SIGTERM', () => process.exit(0));
