@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processTable } from '../src/bench/process-table.js';
 import { CliError } from '../src/cli/errors.js';
 import { runServe } from '../src/cli/serve.js';
 import { smallArchive, tempDir } from './helpers.js';
@@ -53,18 +54,9 @@ describe('quarry serve, live profiles', () => {
   });
 });
 
-/** The pids of a process's children, from /proc (Linux). */
+/** The pids of a process's children. */
 function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return [...processTable()].filter(([, entry]) => entry.ppid === pid).map(([child]) => child);
 }
 
 /** The status of a GET on a connection of its own (a pooled one may belong to a process that was killed). */

@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
 import { benchBackend } from './backend.js';
 import { dataFloor, recordAccesses } from './floors.js';
+import { processTable, processTree } from './process-table.js';
 import { loadIntoPostgres } from './pg-load.js';
 import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
@@ -42,31 +43,14 @@ interface Measure {
   errors: number;
 }
 
-/** User + system CPU time so far, in ms, of a process and all its descendants, from /proc (Linux). */
+/** User + system CPU time so far, in ms, of a process and all its descendants; undefined when it is gone. */
 function cpuTimeMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
-  const stats = new Map<number, { ppid: number; ms: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      // ppid is field 4 of stat(5); utime and stime are fields 14 and 15, in clock ticks (100 a second).
-      stats.set(Number(entry), {
-        ppid: Number(fields[1]),
-        ms: (Number(fields[11]) + Number(fields[12])) * 10,
-      });
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  if (!stats.has(pid)) return undefined;
+  const table = processTable();
+  const tree = processTree(pid, table);
+  if (tree.size === 0) return undefined;
   let total = 0;
-  const tree = new Set([pid]);
-  for (let size = 0; size !== tree.size;) {
-    size = tree.size;
-    for (const [p, { ppid }] of stats) if (tree.has(ppid)) tree.add(p);
-  }
-  for (const p of tree) total += stats.get(p)?.ms ?? 0;
+  for (const p of tree) total += table.get(p)?.cpuMs ?? 0;
   return total;
 }
 

@@ -1,0 +1,38 @@
+/** The processes of this machine as /proc shows them (Linux): for CPU accounting and process-tree checks. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessEntry {
+  ppid: number;
+  /** User + system CPU time so far, in ms. */
+  cpuMs: number;
+}
+
+export function processTable(): Map<number, ProcessEntry> {
+  const table = new Map<number, ProcessEntry>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // ppid is field 4 of stat(5); utime and stime are fields 14 and 15, in clock ticks (100 a second).
+      table.set(Number(entry), {
+        ppid: Number(fields[1]),
+        cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
+      });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return table;
+}
+
+/** `pid` and all its descendants (empty when `pid` is not running). */
+export function processTree(pid: number, table = processTable()): Set<number> {
+  const tree = new Set<number>();
+  if (!table.has(pid)) return tree;
+  tree.add(pid);
+  for (let size = 0; size !== tree.size;) {
+    size = tree.size;
+    for (const [p, { ppid }] of table) if (tree.has(ppid)) tree.add(p);
+  }
+  return tree;
+}
