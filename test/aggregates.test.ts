@@ -43,6 +43,11 @@ function fixture(): Database {
   return {
     dialect: 'sqlite',
     all: async (s) => ro.prepare(s.sql).all(...s.params) as never,
+    values: async (s) =>
+      ro
+        .prepare(s.sql)
+        .raw()
+        .all(...s.params) as never,
     close: async () => {
       ro.close();
     },

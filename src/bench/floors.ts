@@ -11,9 +11,15 @@ import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
 
+/** A statement as the server ran it: rows as objects, or as arrays of values. */
+interface Run {
+  statement: SqlStatement;
+  arrays: boolean;
+}
+
 /** What serving one request touched: its SQL and the repository objects it read. */
 export interface DataAccess {
-  statements: SqlStatement[];
+  statements: Run[];
   objects: string[];
 }
 
@@ -33,7 +39,8 @@ export async function recordAccesses(
     db: {
       ...backend.db,
       dialect: backend.db.dialect,
-      all: (s) => (current.statements.push(s), backend.db.all(s)),
+      all: (s) => (current.statements.push({ statement: s, arrays: false }), backend.db.all(s)),
+      values: (s) => (current.statements.push({ statement: s, arrays: true }), backend.db.values(s)),
       close: async () => {},
     },
   };
@@ -72,7 +79,9 @@ export async function dataFloor(
     const client = new pg.Client({ connectionString: pgUrl, options: '-c TimeZone=UTC' });
     await client.connect();
     try {
-      return await rounds(backend, accesses, repeats, (s) => client.query(s.sql, s.params));
+      return await rounds(backend, accesses, repeats, ({ statement: s, arrays }) =>
+        client.query({ text: s.sql, values: s.params, ...(arrays ? { rowMode: 'array' } : {}) }),
+      );
     } finally {
       await client.end();
     }
@@ -83,7 +92,11 @@ export async function dataFloor(
   try {
     const prepared = new Map<string, BetterSqlite3.Statement>();
     const statement = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare(sql)).get(sql)!;
-    return await rounds(backend, accesses, repeats, (s) => statement(s.sql).all(...s.params));
+    return await rounds(backend, accesses, repeats, ({ statement: s, arrays }) =>
+      statement(s.sql)
+        .raw(arrays)
+        .all(...s.params),
+    );
   } finally {
     db.close();
   }
@@ -97,7 +110,7 @@ async function rounds(
   backend: StorageBackend,
   accesses: DataAccess[],
   repeats: number,
-  run: (statement: SqlStatement) => unknown,
+  run: (statement: Run) => unknown,
 ): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < repeats; i++) {

@@ -29,6 +29,7 @@ interface Options {
   duration: number;
   warmup: number;
   processes: number;
+  only?: string;
   target?: string;
   out: string;
 }
@@ -138,7 +139,10 @@ async function main(options: Options) {
   }
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
-  const kinds = await requestMix(probe);
+  const kinds = (await requestMix(probe)).filter(
+    (k) => options.only === undefined || k.name.includes(options.only),
+  );
+  if (kinds.length === 0) throw new Error(`--only ${options.only}: no request kind has that in its name`);
   await probe.close();
   const accesses = await recordAccesses(backend, kinds);
 
@@ -291,6 +295,7 @@ new Command('bench')
     processCount,
     availableParallelism(),
   )
+  .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)

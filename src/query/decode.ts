@@ -1,24 +1,16 @@
 /** Turn result rows of rendered SQL back into the QueryBuilder's per-tag dictionaries. */
-import type { SqlRow } from '../storage/types.js';
+import { compiledFunction, propertyName } from '../util/literal-code.js';
 import type { Decoder } from './compile.js';
+import { StoredDatetime } from './datetime.js';
 import type { ColumnType } from './schema.js';
 
 export type ResultRow = Record<string, Record<string, unknown>>;
-
-/** Datetime text as stored (naive UTC, `T` or space, optional fraction and offset) -> Date. */
-export function parseStoredDatetime(text: string): Date {
-  const m = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/.exec(text);
-  if (!m) return new Date(text);
-  const fraction = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '';
-  const zone = m[4] && m[4] !== 'Z' ? m[4] : 'Z';
-  return new Date(`${m[1]}T${m[2]}${fraction}${zone}`);
-}
 
 export function decodeValue(value: unknown, type: ColumnType): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'datetime':
-      return value instanceof Date ? value : parseStoredDatetime(String(value));
+      return value instanceof Date ? StoredDatetime.fromDate(value) : StoredDatetime.fromText(String(value));
     case 'json':
       return typeof value === 'string' ? JSON.parse(value) : value;
     case 'bool':
@@ -28,19 +20,33 @@ export function decodeValue(value: unknown, type: ColumnType): unknown {
   }
 }
 
-export function decodeRow(row: SqlRow, decoders: Decoder[]): ResultRow {
-  const out: ResultRow = {};
+/**
+ * The decoder of a query's rows (arrays of column values in `columns` order) into its per-tag dictionaries,
+ * compiled once per query: each row becomes one object literal per tag.
+ */
+export function rowDecoder(decoders: Decoder[], columns: string[]): (row: unknown[]) => ResultRow {
+  const value = (c: Decoder['columns'][number]) => {
+    const at = columns.indexOf(c.as);
+    if (at < 0) throw new Error(`the projected column ${c.as} is not selected`);
+    const cell = `row[${at}]`;
+    return c.type === 'datetime' || c.type === 'json' || c.type === 'bool'
+      ? `decode(${cell}, ${JSON.stringify(c.type)})`
+      : `(${cell} ?? null)`;
+  };
+  const fields = (cs: Decoder['columns']) => cs.map((c) => `${propertyName(c.name)}: ${value(c)}`);
+  const tags = new Map<string, string[]>();
   for (const d of decoders) {
-    const target = (out[d.tag] ??= {});
-    if (d.shape === 'scalar') {
-      const c = d.columns[0];
-      if (c) target[d.key] = decodeValue(row[c.as], c.type);
-      continue;
-    }
-    const entity: Record<string, unknown> = {};
-    for (const c of d.columns) entity[c.name] = decodeValue(row[c.as], c.type);
-    if (d.shape === 'entity') target['*'] = entity;
-    else Object.assign(target, entity);
+    let properties = tags.get(d.tag);
+    if (!properties) tags.set(d.tag, (properties = []));
+    if (d.shape === 'spread') properties.push(...fields(d.columns));
+    else if (d.shape === 'entity')
+      properties.push(`${propertyName(d.key)}: {${fields(d.columns).join(', ')}}`);
+    else if (d.columns[0]) properties.push(`${propertyName(d.key)}: ${value(d.columns[0])}`);
   }
-  return out;
+  const literal = [...tags].map(([tag, properties]) => `${propertyName(tag)}: {${properties.join(', ')}}`);
+  const decode = compiledFunction<(row: unknown[], decodeValue: unknown) => ResultRow>(
+    ['row', 'decode'],
+    `return {${literal.join(', ')}};`,
+  );
+  return (row) => decode(row, decodeValue);
 }

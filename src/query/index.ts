@@ -3,9 +3,9 @@
  * (parseQueryDict), compiled to a SQL AST (compile) and rendered for the storage's dialect; the result is
  * kept by the dictionary's identity (planKey), so a request of a known shape starts at the database.
  */
-import type { Database, Dialect, SqlRow, SqlStatement } from '../storage/types.js';
+import type { Database, Dialect, SqlStatement } from '../storage/types.js';
 import { compile } from './compile.js';
-import { decodeRow, type ResultRow } from './decode.js';
+import { rowDecoder, type ResultRow } from './decode.js';
 import { DEFAULT_LIMITS, type QueryDict, type QueryLimits } from './model.js';
 import { bindParams, type ParamValues } from './params.js';
 import { parseQueryDict } from './parse.js';
@@ -20,13 +20,14 @@ export { DEFAULT_LIMITS, QueryValidationError, type QueryDict, type QueryLimits 
 export { Param, type ParamValues } from './params.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
+export { StoredDatetime } from './datetime.js';
 
 export interface CompiledQuery {
   select: SqlStatement;
   count: SqlStatement;
   /** Converts a bound value as the dialect's driver takes it. */
   convert(value: unknown): unknown;
-  decodeRow(row: SqlRow): ResultRow;
+  decodeRow(row: unknown[]): ResultRow;
 }
 
 /** How to run a query, beyond what it asks for. */
@@ -49,7 +50,10 @@ export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = 
     select: select(compiled.select),
     count: count(compiled.count),
     convert,
-    decodeRow: (row) => decodeRow(row, compiled.decoders),
+    decodeRow: rowDecoder(
+      compiled.decoders,
+      compiled.select.columns.map((c) => c.as),
+    ),
   };
 }
 
@@ -82,7 +86,7 @@ export async function runQuery(
   compiled: CompiledQuery,
   values?: ParamValues,
 ): Promise<ResultRow[]> {
-  const rows = await db.all(bound(compiled.select, compiled, values));
+  const rows = await db.values(bound(compiled.select, compiled, values));
   return rows.map(compiled.decodeRow);
 }
 
@@ -91,6 +95,6 @@ export async function countQuery(
   compiled: CompiledQuery,
   values?: ParamValues,
 ): Promise<number> {
-  const rows = await db.all(bound(compiled.count, compiled, values));
-  return Number(rows[0]?.n ?? 0);
+  const rows = await db.values(bound(compiled.count, compiled, values));
+  return Number(rows[0]?.[0] ?? 0);
 }

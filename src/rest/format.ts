@@ -1,19 +1,61 @@
 /** Turning query rows into the v4 JSON shapes. */
 import { fullTypeOf } from '../domain/full-type.js';
+import { StoredDatetime } from '../query/index.js';
+import { KeptMap } from '../util/kept-map.js';
+import { compiledFunction, propertyName } from '../util/literal-code.js';
 
 /** Dates are RFC 1123 strings in GMT without fractions of a second, as the reference's Flask encoder writes. */
 export function formatValue(value: unknown): unknown {
-  return value instanceof Date ? value.toUTCString() : value;
+  return value instanceof StoredDatetime ? value.toHttpDate() : value;
 }
 
-/** One entity's projected fields, with dates formatted; keys sorted as the reference's JSON encoder sorts them. */
-export function formatRecord(record: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record).sort()) out[key] = formatValue(record[key]);
-  return out;
+type Record_ = Record<string, unknown>;
+type Format = (record: Record_) => Record_;
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
-/** A node record gains `full_type` from its node_type and process_type. */
-export function formatNodeRecord(record: Record<string, unknown>): Record<string, unknown> {
-  return formatRecord({ ...record, full_type: fullTypeOf(record.node_type, record.process_type) });
+/** Formatters by the record keys they take, in order; a few shapes of answers make most of the traffic. */
+const FORMATS_KEPT = 1_000;
+const formats = new KeptMap<Format>(FORMATS_KEPT);
+
+/**
+ * The formatter of records with `keys`, in that order: one object literal with the keys sorted, dates
+ * formatted, and `full_type` computed when `withFullType`.
+ */
+function formatFor(keys: string[], withFullType: boolean): Format {
+  const id = `${withFullType ? 'n' : 'r'}${JSON.stringify(keys)}`;
+  const kept = formats.get(id);
+  if (kept) return kept;
+  const all = withFullType && !keys.includes('full_type') ? [...keys, 'full_type'] : keys;
+  const properties = [...all].sort().map((key) => {
+    const value =
+      withFullType && key === 'full_type'
+        ? 'fullType(r["node_type"], r["process_type"])'
+        : `format(r[${JSON.stringify(key)}])`;
+    return `${propertyName(key)}: ${value}`;
+  });
+  const compiled = compiledFunction<(r: Record_, format: unknown, fullType: unknown) => Record_>(
+    ['r', 'format', 'fullType'],
+    `return {${properties.join(', ')}};`,
+  );
+  return formats.set(id, (record) => compiled(record, formatValue, fullTypeOf));
+}
+
+/**
+ * Formats records, most often all the rows of one answer (same keys in the same order): each record's
+ * projected fields with dates formatted, keys sorted as the reference's JSON encoder sorts them. Node records
+ * (`withFullType`) gain `full_type` from their node_type and process_type.
+ */
+export function recordFormatter(withFullType = false): Format {
+  let keys: string[] = [];
+  let format: Format | undefined;
+  return (record) => {
+    const own = Object.keys(record);
+    if (!format || !sameKeys(own, keys)) [keys, format] = [own, formatFor(own, withFullType)];
+    return format(record);
+  };
 }

@@ -9,7 +9,7 @@ import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
 import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest, inputError } from './errors.js';
-import { formatNodeRecord, formatRecord } from './format.js';
+import { recordFormatter } from './format.js';
 import { idFilter, resolveId, theOne } from './identifiers.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
@@ -102,13 +102,15 @@ export async function listCollection(
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
     total = complete ? window.offset + rows.length : await queryCount(backend, dict, { values });
   }
+  const format = recordFormatter(isNodes);
   const formatted = rows.map((row) => {
     const record = row[tag] ?? {};
     if (req.links) {
       const edge = row[edgeTag] ?? {};
-      Object.assign(record, { link_label: edge.label, link_type: edge.type });
+      record.link_label = edge.label;
+      record.link_type = edge.type;
     }
-    return isNodes ? formatNodeRecord(nestProjected(record, qs)) : formatRecord(record);
+    return format(isNodes ? nestProjected(record, qs) : record);
   });
   const key = req.links ?? main;
   return { data: { [key]: formatted }, total, pages: window.pages };
@@ -182,6 +184,7 @@ function nodeProjections(spec: CollectionSpec, qs: ParsedQueryString): string[] 
 
 /** `attributes.x` projections are answered nested, as `{"attributes": {"x": ...}}`. */
 function nestProjected(record: Record<string, unknown>, qs: ParsedQueryString): Record<string, unknown> {
+  if (qs.attributesFilter === undefined && qs.extrasFilter === undefined) return record;
   const out = { ...record };
   for (const [kind, flagValue, keys] of [
     ['attributes', qs.attributes, qs.attributesFilter],

@@ -6,7 +6,7 @@ import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
-import { formatNodeRecord } from './format.js';
+import { recordFormatter } from './format.js';
 
 export interface QueryBuilderResult {
   data: Record<string, Record<string, unknown>[]>;
@@ -54,8 +54,10 @@ export async function postQueryBuilder(
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
     const rows = await queryRows(backend, dict, { limits });
-    for (const tag of answered)
-      data[tag] = rows.map((row) => withoutNullFullType(formatNodeRecord(row[tag] ?? {})));
+    for (const tag of answered) {
+      const format = recordFormatter(true);
+      data[tag] = rows.map((row) => withoutNullFullType(format(row[tag] ?? {})));
+    }
   }
   return { data, total };
 }

@@ -42,7 +42,7 @@ if (workerData.unchanging) db.pragma('locking_mode = EXCLUSIVE');
 // Fail at start, not at the first request, when the file is not an AiiDA database.
 db.prepare('SELECT count(*) FROM db_dbnode').get();
 const statements = new Map();
-parentPort.on('message', ({ sql, params }) => {
+parentPort.on('message', ({ sql, params, arrays }) => {
   try {
     let statement = statements.get(sql);
     if (!statement) {
@@ -51,7 +51,7 @@ parentPort.on('message', ({ sql, params }) => {
       statements.set(sql, statement);
     }
     const start = performance.now();
-    const rows = statement.all(...params);
+    const rows = statement.raw(arrays).all(...params);
     parentPort.postMessage({ rows, ms: performance.now() - start });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
@@ -64,7 +64,8 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 interface Task {
   statement: SqlStatement;
-  resolve: (rows: SqlRow[]) => void;
+  arrays: boolean;
+  resolve: (rows: unknown[]) => void;
   reject: (error: Error) => void;
   /** Set when the statement's run time is worth remembering (an unchanging database). */
   measuredAs?: string;
@@ -153,7 +154,7 @@ export class SqliteWorkerPool implements Database {
   }
 
   private attach(slot: Slot): Slot {
-    slot.worker.on('message', (m: { rows?: SqlRow[]; ms?: number; error?: string; ready?: boolean }) => {
+    slot.worker.on('message', (m: { rows?: unknown[]; ms?: number; error?: string; ready?: boolean }) => {
       if (m.ready) return;
       const task = slot.task;
       this.release(slot);
@@ -186,7 +187,11 @@ export class SqliteWorkerPool implements Database {
       slot.task = task;
       // A worker with work keeps the process alive, like any pending I/O; an idle one does not.
       slot.worker.ref();
-      slot.worker.postMessage(task.statement);
+      slot.worker.postMessage({
+        sql: task.statement.sql,
+        params: task.statement.params,
+        arrays: task.arrays,
+      });
       slot.timer = setTimeout(() => this.expire(slot), this.timeoutMs);
     }
   }
@@ -210,18 +215,26 @@ export class SqliteWorkerPool implements Database {
   }
 
   all(statement: SqlStatement): Promise<SqlRow[]> {
+    return this.run(statement, false) as Promise<SqlRow[]>;
+  }
+
+  values(statement: SqlStatement): Promise<unknown[][]> {
+    return this.run(statement, true) as Promise<unknown[][]>;
+  }
+
+  private run(statement: SqlStatement, arrays: boolean): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     const measuredAs = this.unchanging && !statement.pointLookup ? statementKey(statement) : undefined;
     if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
       try {
         this.inline ??= new InlineConnection(this.file, this.unchanging);
-        return Promise.resolve(this.inline.all(statement));
+        return Promise.resolve(this.inline.all(statement, arrays));
       } catch (error) {
         return Promise.reject(error as Error);
       }
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ statement, resolve, reject, measuredAs });
+      this.queue.push({ statement, arrays, resolve, reject, measuredAs });
       this.pump();
     });
   }
@@ -258,14 +271,14 @@ class InlineConnection {
     this.db.pragma('case_sensitive_like = ON');
   }
 
-  all({ sql, params }: SqlStatement): SqlRow[] {
+  all({ sql, params }: SqlStatement, arrays: boolean): unknown[] {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
       if (this.statements.size > 1000) this.statements.clear();
       this.statements.set(sql, statement);
     }
-    return statement.all(...params) as SqlRow[];
+    return statement.raw(arrays).all(...params);
   }
 
   close() {

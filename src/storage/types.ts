@@ -19,6 +19,8 @@ export type SqlRow = Record<string, unknown>;
 export interface Database {
   readonly dialect: Dialect;
   all(statement: SqlStatement): Promise<SqlRow[]>;
+  /** The rows as arrays of their column values, in the statement's order: no object per row to build. */
+  values(statement: SqlStatement): Promise<unknown[][]>;
   close(): Promise<void>;
 }
 

@@ -39,7 +39,7 @@ export async function openPostgres(
         params: [],
       });
       const r = rows[0] ?? {};
-      return `${String(r.id)}|${r.mtime instanceof Date ? r.mtime.toISOString() : String(r.mtime)}|${String(r.changes)}`;
+      return `${String(r.id)}|${String(r.mtime)}|${String(r.changes)}`;
     },
     async close() {
       if (closed) return;

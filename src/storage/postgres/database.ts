@@ -26,15 +26,17 @@ export interface PostgresOptions {
   onIdleError?: (error: Error) => void;
 }
 
-const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802 };
+const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802, timestamp: 1114, timestamptz: 1184 };
+const TEXT_KEPT = new Set([OID.json, OID.jsonb, OID.timestamp, OID.timestamptz]);
 
 /**
- * JSON arrives as text and is parsed by the query engine's decoder, as it is for SQLite; counts (int8) and
- * numerics arrive as numbers, not strings.
+ * JSON and datetimes arrive as text and are decoded by the query engine, as they are for SQLite (the session's
+ * time zone is UTC, so datetimes read `2020-09-16 12:26:40.370123+00`); counts (int8) and numerics arrive as
+ * numbers, not strings.
  */
 const types = {
   getTypeParser(oid: number, format?: string) {
-    if (oid === OID.json || oid === OID.jsonb) return (value: string) => value;
+    if (TEXT_KEPT.has(oid)) return (value: string) => value;
     if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format as 'text');
   },
@@ -77,6 +79,19 @@ export class PostgresDatabase implements Database {
     try {
       const result = await this.pool.query(statement.sql, statement.params);
       return result.rows as SqlRow[];
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  async values(statement: SqlStatement): Promise<unknown[][]> {
+    try {
+      const result = await this.pool.query({
+        text: statement.sql,
+        values: statement.params,
+        rowMode: 'array',
+      });
+      return result.rows as unknown[][];
     } catch (error) {
       throw this.translate(error);
     }
