@@ -10,6 +10,7 @@ import {
   runQuery,
 } from '../src/query/index.js';
 import { openArchive } from '../src/storage/index.js';
+import { deepFreeze } from '../src/util/deep-freeze.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
 
@@ -79,6 +80,26 @@ describe('kept plans and bound parameters', () => {
       planKey(byUuid(), 'postgres', DEFAULT_LIMITS),
     );
     expect(key({ '<': 1 })).toBe(key({ '<': 1 }));
+  });
+
+  it('knows shared frozen parts by identity, and never a part that can still change', () => {
+    const key = (dict: unknown) => planKey(dict, 'sqlite', DEFAULT_LIMITS);
+    const shared = deepFreeze({ n: { label: { like: 'a%' }, id: { '>': 3 } } });
+    expect(key({ ...byUuid(), filters: shared })).toBe(
+      key({ ...byUuid(), filters: { n: { label: { like: 'a%' }, id: { '>': 3 } } } }),
+    );
+    expect(key({ ...byUuid(), filters: shared })).toBe(key({ ...byUuid(), filters: shared }));
+    // Frozen on the outside only: the inner filter changes, and so must the key.
+    const inner: Record<string, unknown> = { label: { like: 'a%' } };
+    const shallow = Object.freeze({ n: inner });
+    const before = key({ ...byUuid(), filters: shallow });
+    inner.label = { like: 'b%' };
+    expect(key({ ...byUuid(), filters: shallow })).not.toBe(before);
+    const when = new Date(0);
+    const withDate = deepFreeze({ n: { ctime: { '>': when } } });
+    const dateBefore = key({ ...byUuid(), filters: withDate });
+    when.setTime(1000);
+    expect(key({ ...byUuid(), filters: withDate })).not.toBe(dateBefore);
   });
 
   it('writes SQLite windows as literals, so a prepared statement is not planned again for each window', () => {

@@ -4,6 +4,7 @@ import { parseQueryString } from '../querystring/index.js';
 import type { ParsedQueryString } from '../querystring/types.js';
 import { HttpError } from '../rest/errors.js';
 import type { StorageBackend } from '../storage/types.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
 import type { AppContext } from './context.js';
 import { requestUrl, type RequestUrl } from './url.js';
@@ -29,14 +30,6 @@ const queries = new KeptMap<ParsedQueryString>(QUERIES_KEPT);
 
 function parsedQuery(raw: string): ParsedQueryString {
   return queries.get(raw) ?? queries.set(raw, deepFreeze(parseQueryString(raw)));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 /** `?profile=NAME` picks one of the served storages; without it, the first one answers. */

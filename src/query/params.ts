@@ -5,7 +5,9 @@
  * single value, so the SQL of a plan never depends on the value bound.
  */
 export class Param {
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    Object.freeze(this);
+  }
 }
 
 export type ParamValues = Readonly<Record<string, unknown>>;

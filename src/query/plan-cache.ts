@@ -19,6 +19,16 @@ export function planKey(dict: unknown, dialect: Dialect, limits: QueryLimits, hi
   return `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}|${identity(dict)}`;
 }
 
+/**
+ * Identities of deeply frozen objects and arrays (parts of queries shared by many requests: a query string's
+ * filters, a collection's projections): they cannot change, so each is written once.
+ */
+const frozenIdentities = new WeakMap<object, string>();
+
+/** Whether `value` cannot change: a primitive, a Param, or an object whose identity was kept. */
+const unchanging = (value: unknown) =>
+  typeof value !== 'object' || value === null || isParam(value) || frozenIdentities.has(value);
+
 /** Written with loops and concatenation: this runs for every query, and is twice as fast as map and join. */
 function identity(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -26,13 +36,27 @@ function identity(value: unknown): string {
   if (typeof value !== 'object' || value === null) return String(value);
   if (isParam(value)) return `$${value.name}`;
   if (value instanceof Date) return `@${value.getTime()}`;
+  const kept = frozenIdentities.get(value);
+  if (kept !== undefined) return kept;
+  let out: string;
+  let frozen = Object.isFrozen(value);
   if (Array.isArray(value)) {
-    let out = '[';
-    for (const item of value) out += identity(item) + ',';
-    return out + ']';
+    out = '[';
+    for (const item of value) {
+      out += identity(item) + ',';
+      frozen &&= unchanging(item);
+    }
+    out += ']';
+  } else {
+    out = '{';
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      out += JSON.stringify(key) + ':' + identity(item) + ',';
+      frozen &&= unchanging(item);
+    }
+    out += '}';
   }
-  let out = '{';
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) out += JSON.stringify(key) + ':' + identity(record[key]) + ',';
-  return out + '}';
+  if (frozen) frozenIdentities.set(value, out);
+  return out;
 }

@@ -1,4 +1,5 @@
 /** The four entity collections of the v4 API and how each maps onto the query engine. */
+import { deepFreeze } from '../util/deep-freeze.js';
 
 export type CollectionName = 'users' | 'computers' | 'groups' | 'nodes';
 
@@ -15,7 +16,7 @@ export interface CollectionSpec {
   aiidaType: string;
 }
 
-export const COLLECTIONS: Record<CollectionName, CollectionSpec> = {
+export const COLLECTIONS: Readonly<Record<CollectionName, CollectionSpec>> = deepFreeze({
   users: {
     name: 'users',
     vertex: { entity_type: 'user', orm_base: 'user' },
@@ -48,4 +49,4 @@ export const COLLECTIONS: Record<CollectionName, CollectionSpec> = {
     idKind: 'uuid',
     aiidaType: 'node.Node',
   },
-};
+});

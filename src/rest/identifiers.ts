@@ -1,4 +1,5 @@
 /** Finding the one record that a path `<id>` names, with the reference's rules and messages. */
+import { deepFreeze } from '../util/deep-freeze.js';
 import { Param, type ParamValues } from '../query/index.js';
 import { PK, queryRows } from './engine.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -37,6 +38,8 @@ const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 const UUID = new Param('uuid');
 const UUID_LOW = new Param('uuid_low');
 const UUID_HIGH = new Param('uuid_high');
+const BY_UUID = deepFreeze({ uuid: { '==': UUID } });
+const BY_UUID_PREFIX = deepFreeze({ uuid: { '>=': UUID_LOW, '<=': UUID_HIGH } });
 
 /** A condition on a record's own columns, with the values of the Params it holds. */
 export interface IdCondition {
@@ -51,13 +54,13 @@ export interface IdCondition {
  */
 function uuidCondition(uuid: string): IdCondition {
   if (uuid.length === 36) {
-    if (CANONICAL_UUID.test(uuid)) return { filter: { uuid: { '==': UUID } }, values: { uuid } };
+    if (CANONICAL_UUID.test(uuid)) return { filter: BY_UUID, values: { uuid } };
     return { filter: { uuid: { '==': uuid } } };
   }
   const prefix = uuid.toLowerCase();
   if (!/^[0-9a-f-]*$/.test(prefix)) return { filter: { uuid: { like: `${uuid}%` } } };
   return {
-    filter: { uuid: { '>=': UUID_LOW, '<=': UUID_HIGH } },
+    filter: BY_UUID_PREFIX,
     values: {
       uuid_low: prefix + LOWEST.slice(prefix.length),
       uuid_high: prefix + HIGHEST.slice(prefix.length),

@@ -11,6 +11,7 @@ import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { recordFormatter } from './format.js';
 import { idFilter, resolveId, theOne } from './identifiers.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
 export interface ListRequest {
@@ -45,8 +46,8 @@ export async function listCollection(
   const isNodes = spec.name === 'nodes';
   checkWindowParams({ page: req.page, perpage: qs.perpage, limit: qs.limit, offset: qs.offset });
 
-  const filters = renamePk(qs.filters);
-  if (isNodes && qs.fullType !== undefined) Object.assign(filters, parseFullType(qs.fullType));
+  const shape = listShape(spec, qs);
+  const filters = shape.filters;
   const main = spec.name;
   let pk: number | undefined;
   // A single record is selected by its id in the query itself (one query, not two); its links and windows
@@ -83,8 +84,8 @@ export async function listCollection(
       ...byId?.filter,
     };
   }
-  project[tag] = isNodes ? nodeProjections(spec, qs) : spec.defaultProjections;
-  const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: orderSpec(qs.orderby) }] };
+  project[tag] = shape.projections;
+  const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: shape.order }] };
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
   let total = req.page === undefined ? undefined : await queryCount(backend, dict, { values });
@@ -114,6 +115,37 @@ export async function listCollection(
   });
   const key = req.links ?? main;
   return { data: { [key]: formatted }, total, pages: window.pages };
+}
+
+/** What a query string makes of a listing's filters, projections and order. */
+interface ListShape {
+  filters: Record<string, unknown>;
+  projections: readonly string[];
+  order: Record<string, { order: 'asc' | 'desc' }>[];
+}
+
+/**
+ * Shapes worked out once per query string (kept and frozen by the HTTP layer) and collection; frozen in turn,
+ * so that the query engine knows them by their identity instead of writing them out at every request.
+ */
+const shapes = new WeakMap<ParsedQueryString, Map<string, ListShape>>();
+
+function listShape(spec: CollectionSpec, qs: ParsedQueryString): ListShape {
+  let byCollection = shapes.get(qs);
+  if (!byCollection) shapes.set(qs, (byCollection = new Map()));
+  let shape = byCollection.get(spec.name);
+  if (!shape) {
+    const isNodes = spec.name === 'nodes';
+    const filters = renamePk(qs.filters);
+    if (isNodes && qs.fullType !== undefined) Object.assign(filters, parseFullType(qs.fullType));
+    shape = deepFreeze({
+      filters,
+      projections: isNodes ? nodeProjections(spec, qs) : spec.defaultProjections,
+      order: orderSpec(qs.orderby),
+    });
+    byCollection.set(spec.name, shape);
+  }
+  return shape;
 }
 
 /** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */

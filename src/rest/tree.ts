@@ -5,10 +5,38 @@ import { COLLECTIONS } from './collections.js';
 import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
 import { formatValue } from './format.js';
-import { resolveId } from './identifiers.js';
+import { idFilter, theOne } from './identifiers.js';
 import { toInt } from './pagination.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 const COLUMNS = ['id', 'uuid', 'node_type', 'label', 'description', 'ctime', 'mtime', 'attributes'];
+
+/** The tree's queries, shared by every request and known to the query engine by their identity. */
+const MAIN_PATH = deepFreeze([{ ...COLLECTIONS.nodes.vertex, tag: 'main' }]);
+const MAIN_PROJECTION = deepFreeze({ main: COLUMNS });
+
+const neighboursQuery = (direction: 'with_outgoing' | 'with_incoming') =>
+  deepFreeze({
+    path: [
+      { entity_type: '', orm_base: 'node', tag: 'main' },
+      {
+        entity_type: '',
+        orm_base: 'node',
+        tag: 'n',
+        joining_keyword: direction,
+        joining_value: 'main',
+        edge_tag: 'link',
+      },
+    ],
+    filters: { main: { id: { '==': PK } } },
+    project: { n: COLUMNS, link: ['label', 'type'] },
+    order_by: [{ n: [{ id: { order: 'asc' } }] }],
+  });
+
+const NEIGHBOURS = {
+  with_outgoing: neighboursQuery('with_outgoing'),
+  with_incoming: neighboursQuery('with_incoming'),
+};
 
 function entry(n: Record<string, unknown>) {
   return {
@@ -41,40 +69,32 @@ export async function ioTree(
 ) {
   const inLimit = limitOf('in_limit', inLimitRaw);
   const outLimit = limitOf('out_limit', outLimitRaw);
-  const pk = await resolveId(backend, COLLECTIONS.nodes, rawId);
-  const main = (
-    await queryRows(
-      backend,
-      {
-        path: [{ entity_type: '', orm_base: 'node', tag: 'main' }],
-        filters: { main: { id: { '==': PK } } },
-        project: { main: COLUMNS },
-      },
-      { values: { pk } },
-    )
-  )[0]?.main as Record<string, unknown>;
+  // The node is found by its id and read in one query, as a single node is.
+  const spec = COLLECTIONS.nodes;
+  const byId = idFilter(spec, rawId);
+  const found = await queryRows(
+    backend,
+    {
+      path: MAIN_PATH,
+      filters: { main: { ...spec.typeFilters, ...byId.filter } },
+      project: MAIN_PROJECTION,
+      limit: 2,
+    },
+    { values: byId.values },
+  );
+  const main = theOne(found, spec, rawId).main ?? {};
+  const pk = main.id;
 
   const neighbours = async (direction: 'with_outgoing' | 'with_incoming', limit: number | undefined) => {
-    const dict = {
-      path: [
-        { entity_type: '', orm_base: 'node', tag: 'main' },
-        {
-          entity_type: '',
-          orm_base: 'node',
-          tag: 'n',
-          joining_keyword: direction,
-          joining_value: 'main',
-          edge_tag: 'link',
-        },
-      ],
-      filters: { main: { id: { '==': PK } } },
-      project: { n: COLUMNS, link: ['label', 'type'] },
-      order_by: [{ n: [{ id: { order: 'asc' } }] }],
-    };
-    const total = await queryCount(backend, dict, { values: { pk } });
+    const dict = NEIGHBOURS[direction];
     const rows = await queryRows(backend, limit === undefined ? dict : { ...dict, limit }, {
       values: { pk },
     });
+    // A window that is not full holds them all: no need to count.
+    const total =
+      limit === undefined || rows.length < limit
+        ? rows.length
+        : await queryCount(backend, dict, { values: { pk } });
     const list = rows.map((r) => ({
       ...entry(r.n ?? {}),
       link_label: r.link?.label,
