@@ -37,6 +37,19 @@ describe('statements measured quick run in the server thread', () => {
     expect(pool.runsInline({ ...PAGE, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 60') })).toBe(false);
   });
 
+  it('gives rows as arrays of the columns in order, from a worker and inline alike', async () => {
+    const statement = { ...PAGE, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 80') };
+    const objects = await pool.all(statement);
+    const fromWorker = await pool.values(statement);
+    for (let run = 0; run < 5 && !pool.runsInline(statement); run++) await pool.values(statement);
+    expect(pool.runsInline(statement)).toBe(true);
+    const inline = await pool.values(statement);
+    expect(fromWorker).toEqual(objects.map((row) => [row.id, row.uuid]));
+    expect(inline).toEqual(fromWorker);
+    // The same statement as objects again: the mode is the call's, not the kept statement's.
+    expect(await pool.all(statement)).toEqual(objects);
+  });
+
   it('keeps a slow statement in the workers', async () => {
     expect((await pool.all(SLOW))[0]?.n).toBe(3_000_000);
     expect(pool.runsInline(SLOW)).toBe(false);
