@@ -3,19 +3,19 @@
  * `npm run bench`: serve a generated archive on loopback, drive the request mix with autocannon at several
  * concurrencies, and report each kind against the floors measured in the same run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Command, Option } from 'commander';
 import { buildApp } from '../http/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
 import { benchBackend } from './backend.js';
+import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { processTable, processTree } from './process-table.js';
 import { loadIntoPostgres } from './pg-load.js';
@@ -63,28 +63,39 @@ async function load(
   duration: number,
   pid?: number,
 ) {
-  const body = kind.body === undefined ? undefined : JSON.stringify(kind.body);
-  const headers = body === undefined ? undefined : { 'content-type': 'application/json' };
-  const cpuBefore = cpuTimeMs(pid);
-  const result = await autocannon({
+  const job: DriveJob = {
     url: base,
+    method: kind.method,
+    paths: kind.paths,
+    body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
     connections,
     duration,
-    requests: kind.paths.map((path) => ({ method: kind.method, path, body, headers })),
-  });
-  const errors = result.errors + result.timeouts + result.non2xx;
+  };
+  const cpuBefore = cpuTimeMs(pid);
+  const { total, ...figures } = await drive(job);
   const cpuAfter = cpuTimeMs(pid);
   return {
     cpuMs:
-      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+      cpuBefore === undefined || cpuAfter === undefined || total === 0
         ? undefined
-        : (cpuAfter - cpuBefore) / result.requests.total,
-    rps: result.requests.average,
-    mean: result.latency.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors,
+        : (cpuAfter - cpuBefore) / total,
+    ...figures,
   } satisfies Measure;
+}
+
+/** Run the load generator in its own process (drive.js) on `job`. */
+function drive(job: DriveJob): Promise<DriveResult> {
+  const script = fileURLToPath(new URL('drive.js', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout) => {
+      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
+      try {
+        resolve(JSON.parse(stdout) as DriveResult);
+      } catch {
+        reject(new Error(`the load generator answered ${JSON.stringify(stdout.slice(0, 200))}`));
+      }
+    });
+  });
 }
 
 /** How long a benchmark server may take to say it is ready: past this, the run fails instead of hanging. */

@@ -1,0 +1,43 @@
+/**
+ * The load generator of the benchmark, in a process of its own: `drive JOB_JSON` drives one request kind with
+ * autocannon and prints its figures as JSON. Run inside the harness, autocannon shared a heap (and its
+ * collections) with the archive, recorded accesses and floors the harness holds, and its pauses showed as
+ * server latency.
+ */
+import autocannon from 'autocannon';
+
+export interface DriveJob {
+  url: string;
+  method: 'GET' | 'POST';
+  paths: string[];
+  body?: string;
+  connections: number;
+  duration: number;
+}
+
+export interface DriveResult {
+  total: number;
+  rps: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
+const headers = job.body === undefined ? undefined : { 'content-type': 'application/json' };
+const result = await autocannon({
+  url: job.url,
+  connections: job.connections,
+  duration: job.duration,
+  requests: job.paths.map((path) => ({ method: job.method, path, body: job.body, headers })),
+});
+const figures: DriveResult = {
+  total: result.requests.total,
+  rps: result.requests.average,
+  mean: result.latency.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  errors: result.errors + result.timeouts + result.non2xx,
+};
+process.stdout.write(JSON.stringify(figures));
