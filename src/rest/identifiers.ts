@@ -75,14 +75,10 @@ export async function resolveId(
   raw: string | number,
 ): Promise<number> {
   const { filter, values } = idFilter(spec, raw);
+  const { path, project } = idQueryParts(spec);
   const rows = await queryRows(
     backend,
-    {
-      path: [{ ...spec.vertex, tag: 'e' }],
-      filters: { e: { ...spec.typeFilters, ...filter } },
-      project: { e: ['id'] },
-      limit: 2,
-    },
+    { path, filters: { e: { ...spec.typeFilters, ...filter } }, project, limit: 2 },
     { values },
   );
   const id = theOne(
@@ -91,6 +87,18 @@ export async function resolveId(
     raw,
   )?.id;
   return id as number;
+}
+
+/** The constant parts of each collection's id lookup, frozen so that the query engine knows them by identity. */
+const idQueries = new Map<string, { path: unknown; project: unknown }>();
+
+function idQueryParts(spec: CollectionSpec): { path: unknown; project: unknown } {
+  let parts = idQueries.get(spec.name);
+  if (!parts) {
+    parts = deepFreeze({ path: [{ ...spec.vertex, tag: 'e' }], project: { e: ['id'] } });
+    idQueries.set(spec.name, parts);
+  }
+  return parts;
 }
 
 /** The condition on a collection's own column that `<id>` names (pk, full UUID or UUID prefix). */

@@ -11,7 +11,8 @@ import { COLLECTIONS } from './collections.js';
 import { PK, queryRows } from './engine.js';
 import { HttpError, badRequest, inputError } from './errors.js';
 import { formatValue } from './format.js';
-import { resolveId } from './identifiers.js';
+import { idFilter, theOne } from './identifiers.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 export interface NodeRecord {
   id: number;
@@ -24,37 +25,41 @@ export interface NodeRecord {
   repository_metadata: unknown;
 }
 
-const NODE_COLUMNS = [
-  'id',
-  'uuid',
-  'node_type',
-  'process_type',
-  'label',
-  'attributes',
-  'extras',
-  'repository_metadata',
-];
+/** The parts of the node queries shared by every request, known to the query engine by their identity. */
+const NODE_PATH = deepFreeze([{ ...COLLECTIONS.nodes.vertex, tag: 'n' }]);
+const NODE_PROJECTION = deepFreeze({
+  n: ['id', 'uuid', 'node_type', 'process_type', 'label', 'attributes', 'extras', 'repository_metadata'],
+});
+const NODE_BY_PK = deepFreeze({
+  path: NODE_PATH,
+  filters: { n: { id: { '==': PK } } },
+  project: NODE_PROJECTION,
+});
 
-/** Load the node a path `<id>` names (UUID or UUID prefix), or answer 404 as the reference does. */
+/** Load the node a path `<id>` names (UUID or UUID prefix), or answer 404 as the reference does: one query. */
 export async function loadNode(backend: StorageBackend, rawId: string): Promise<NodeRecord> {
-  const pk = await resolveId(backend, COLLECTIONS.nodes, rawId);
-  return (await nodeById(backend, pk)) as NodeRecord;
-}
-
-export async function nodeById(backend: StorageBackend, pk: number): Promise<NodeRecord | undefined> {
+  const spec = COLLECTIONS.nodes;
+  const { filter, values } = idFilter(spec, rawId);
   const rows = await queryRows(
     backend,
     {
-      path: [{ entity_type: '', orm_base: 'node', tag: 'n' }],
-      filters: { n: { id: { '==': PK } } },
-      project: { n: NODE_COLUMNS },
+      path: NODE_PATH,
+      filters: { n: { ...spec.typeFilters, ...filter } },
+      project: NODE_PROJECTION,
+      limit: 2,
     },
-    { values: { pk } },
+    { values },
   );
-  const n = rows[0]?.n;
-  if (!n) return undefined;
-  return { ...n, attributes: asObject(n.attributes), extras: asObject(n.extras) } as NodeRecord;
+  return nodeRecord(theOne(rows, spec, rawId).n ?? {});
 }
+
+export async function nodeById(backend: StorageBackend, pk: number): Promise<NodeRecord | undefined> {
+  const n = (await queryRows(backend, NODE_BY_PK, { values: { pk } }))[0]?.n;
+  return n && nodeRecord(n);
+}
+
+const nodeRecord = (n: Record<string, unknown>): NodeRecord =>
+  ({ ...n, attributes: asObject(n.attributes), extras: asObject(n.extras) }) as NodeRecord;
 
 const asObject = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
