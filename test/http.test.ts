@@ -31,6 +31,25 @@ describe('HTTP surface on a generated archive', () => {
     expect(body.data.nodes[0].ctime).toMatch(/^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
   });
 
+  it('answers the links of a node named by its complete UUID, none, or 404 for an unknown node', async () => {
+    const calc = (
+      await get('/api/v4/nodes/?limit=1&node_type="process.calculation.calcjob.CalcJobNode."')
+    ).json().data.nodes[0];
+    const incoming = (await get(`/api/v4/nodes/${calc.uuid}/links/incoming/`)).json().data.incoming;
+    expect(incoming.length).toBeGreaterThan(0);
+    // The same links found through the node's pk first (a UUID prefix cannot be joined on directly).
+    const byPrefix = (await get(`/api/v4/nodes/${calc.uuid.slice(0, 13)}/links/incoming/`)).json().data
+      .incoming;
+    expect(incoming).toEqual(byPrefix);
+    const lonely = (await get('/api/v4/nodes/?limit=1&orderby=id')).json().data.nodes[0];
+    const none = await get(`/api/v4/nodes/${lonely.uuid}/links/incoming/`);
+    expect(none.statusCode).toBe(200);
+    expect(none.json().data.incoming).toEqual([]);
+    const unknown = await get('/api/v4/nodes/00000000-0000-4000-8000-000000000000/links/outgoing/');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().message).toMatch(/no object's id starts with/);
+  });
+
   it('serves both slash forms, HEAD and OPTIONS on every route', async () => {
     expect((await get('/api/v4/groups')).statusCode).toBe(200);
     expect((await get('/api/v4/groups/')).statusCode).toBe(200);

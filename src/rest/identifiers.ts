@@ -31,6 +31,11 @@ function dashed(identifier: string): string {
   return uuid;
 }
 
+/** Whether `raw` names a complete UUID: at most one record, found through the unique UUID index. */
+export function isCompleteUuid(raw: string): boolean {
+  return CANONICAL_UUID.test(dashed(raw));
+}
+
 const LOWEST = '00000000-0000-0000-0000-000000000000';
 const HIGHEST = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

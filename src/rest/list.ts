@@ -10,7 +10,7 @@ import type { CollectionSpec } from './collections.js';
 import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { recordFormatter } from './format.js';
-import { idFilter, resolveId, theOne } from './identifiers.js';
+import { idFilter, isCompleteUuid, resolveId, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
@@ -54,11 +54,15 @@ export async function listCollection(
   // other than the first need the pk first.
   const direct =
     req.id !== undefined && !req.links && req.page === undefined && !qs.offset && qs.limit === undefined;
+  // So are the links of a node named by a complete UUID (unique): only an empty answer asks whether the node
+  // exists. A page of links checks the node first, as the reference does before the page number.
+  const linksByUuid =
+    req.links !== undefined && req.page === undefined && isCompleteUuid(String(req.id ?? ''));
   if (req.id !== undefined) {
     if (!req.links && Object.keys(filters).length > 0) {
       throw inputError('selecting a specific id does not allow to specify filters');
     }
-    if (!direct) pk = await resolveId(backend, spec, req.id);
+    if (!direct && !linksByUuid) pk = await resolveId(backend, spec, req.id);
   }
 
   // Linked nodes are a second vertex joined through the links table; the query-string filters, orders and
@@ -69,11 +73,11 @@ export async function listCollection(
   const dictFilters: Record<string, unknown> = {};
   const project: Record<string, unknown> = {};
   // The pk or id goes in as a Param: every node's request of this shape shares one kept plan.
-  const byId = direct ? idFilter(spec, req.id as string | number) : undefined;
+  const byId = direct || linksByUuid ? idFilter(spec, req.id as string | number) : undefined;
   const values = pk === undefined ? byId?.values : { pk };
   if (req.links) {
     path.push({ ...spec.vertex, tag, joining_keyword: tag, joining_value: main, edge_tag: edgeTag });
-    dictFilters[main] = { id: { '==': PK } };
+    dictFilters[main] = byId?.filter ?? { id: { '==': PK } };
     dictFilters[tag] = { ...spec.typeFilters, ...filters };
     project[edgeTag] = ['label', 'type'];
   } else {
@@ -99,6 +103,7 @@ export async function listCollection(
   const rows = direct
     ? [theOne(await queryRows(backend, { ...dict, limit: 2 }, { values }), spec, req.id as string | number)]
     : await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset }, { hints, values });
+  if (linksByUuid && rows.length === 0) await resolveId(backend, spec, req.id as string);
   if (total === undefined) {
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
     total = complete ? window.offset + rows.length : await queryCount(backend, dict, { values });
