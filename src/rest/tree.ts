@@ -38,19 +38,35 @@ const NEIGHBOURS = {
   with_incoming: neighboursQuery('with_incoming'),
 };
 
-function entry(n: Record<string, unknown>) {
+const describe = (n: Record<string, unknown>) =>
+  describeNode({
+    node_type: String(n.node_type),
+    description: String(n.description ?? ''),
+    attributes: (n.attributes as Record<string, unknown>) ?? {},
+  });
+
+/**
+ * A node of the tree: a neighbour with the link to it, or the node itself with its neighbours. One literal for
+ * both (keys left undefined are not written in the answer): no copy of an entry per row to add its link.
+ */
+function entry(
+  n: Record<string, unknown>,
+  link?: Record<string, unknown>,
+  incoming?: unknown[],
+  outgoing?: unknown[],
+) {
   return {
     ctime: formatValue(n.ctime),
-    description: describeNode({
-      node_type: String(n.node_type),
-      description: String(n.description ?? ''),
-      attributes: (n.attributes as Record<string, unknown>) ?? {},
-    }),
+    description: describe(n),
     id: n.id,
     mtime: formatValue(n.mtime),
     node_label: n.label,
     node_type: n.node_type,
     uuid: n.uuid,
+    incoming,
+    outgoing,
+    link_label: link?.label,
+    link_type: link?.type,
   };
 }
 
@@ -95,11 +111,7 @@ export async function ioTree(
       limit === undefined || rows.length < limit
         ? rows.length
         : await queryCount(backend, dict, { values: { pk } });
-    const list = rows.map((r) => ({
-      ...entry(r.n ?? {}),
-      link_label: r.link?.label,
-      link_type: r.link?.type,
-    }));
+    const list = rows.map((r) => entry(r.n ?? {}, r.link ?? {}));
     return { list, total };
   };
   const incoming = await neighbours('with_outgoing', inLimit);
@@ -113,6 +125,6 @@ export async function ioTree(
         total_no_of_outgoings: outgoing.total,
       },
     ],
-    nodes: [{ ...entry(main), incoming: incoming.list, outgoing: outgoing.list }],
+    nodes: [entry(main, undefined, incoming.list, outgoing.list)],
   };
 }
