@@ -9,8 +9,9 @@ export function formatValue(value: unknown): unknown {
   return value instanceof StoredDatetime ? value.toHttpDate() : value;
 }
 
-type Record_ = Record<string, unknown>;
-type Format = (record: Record_) => Record_;
+/** A record's fields, by name. */
+type Fields = Record<string, unknown>;
+type Format = (record: Fields) => Fields;
 
 function sameKeys(a: string[], b: string[]): boolean {
   if (a.length !== b.length) return false;
@@ -38,7 +39,7 @@ function formatFor(keys: string[], withFullType: boolean): Format {
         : `format(r[${JSON.stringify(key)}])`;
     return `${propertyName(key)}: ${value}`;
   });
-  const compiled = compiledFunction<(r: Record_, format: unknown, fullType: unknown) => Record_>(
+  const compiled = compiledFunction<(r: Fields, format: unknown, fullType: unknown) => Fields>(
     ['r', 'format', 'fullType'],
     `return {${properties.join(', ')}};`,
   );
