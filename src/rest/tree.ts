@@ -18,10 +18,9 @@ const MAIN_PROJECTION = deepFreeze({ main: COLUMNS });
 const neighboursQuery = (direction: 'with_outgoing' | 'with_incoming') =>
   deepFreeze({
     path: [
-      { entity_type: '', orm_base: 'node', tag: 'main' },
+      ...MAIN_PATH,
       {
-        entity_type: '',
-        orm_base: 'node',
+        ...COLLECTIONS.nodes.vertex,
         tag: 'n',
         joining_keyword: direction,
         joining_value: 'main',
