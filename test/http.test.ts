@@ -50,6 +50,24 @@ describe('HTTP surface on a generated archive', () => {
     expect(unknown.json().message).toMatch(/no object's id starts with/);
   });
 
+  it('answers each node of one request shape with its own record (full UUID, prefix, pk of a user)', async () => {
+    const nodes = (await get('/api/v4/nodes/?limit=6&orderby=id')).json().data.nodes;
+    for (const n of nodes) {
+      for (const id of [n.uuid, n.uuid.slice(0, 13), n.uuid.slice(0, 8)]) {
+        const answer = (await get(`/api/v4/nodes/${id}/`)).json();
+        expect(answer.data.nodes.map((m: { uuid: string }) => m.uuid)).toEqual([n.uuid]);
+      }
+      const linked = (await get(`/api/v4/nodes/${n.uuid}/links/outgoing/?orderby=id`)).json().data.outgoing;
+      const byPrefix = (await get(`/api/v4/nodes/${n.uuid.slice(0, 13)}/links/outgoing/?orderby=id`)).json()
+        .data.outgoing;
+      expect(byPrefix).toEqual(linked);
+    }
+    const users = (await get('/api/v4/users/')).json().data.users;
+    for (const u of users) {
+      expect((await get(`/api/v4/users/${u.id}/`)).json().data.users).toEqual([u]);
+    }
+  });
+
   it('serves both slash forms, HEAD and OPTIONS on every route', async () => {
     expect((await get('/api/v4/groups')).statusCode).toBe(200);
     expect((await get('/api/v4/groups/')).statusCode).toBe(200);

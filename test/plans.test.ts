@@ -102,6 +102,29 @@ describe('kept plans and bound parameters', () => {
     expect(key({ ...byUuid(), filters: withDate })).not.toBe(dateBefore);
   });
 
+  it('gives a frozen dictionary the key of its settings, the same as an equal dictionary not frozen', () => {
+    const frozen = deepFreeze(byUuid({ limit: 2 }));
+    const hints = { orderedScan: true };
+    for (const [dialect, hint] of [
+      ['sqlite', undefined],
+      ['postgres', undefined],
+      ['sqlite', hints],
+    ] as const) {
+      const key = planKey(frozen, dialect, DEFAULT_LIMITS, hint);
+      expect(planKey(frozen, dialect, DEFAULT_LIMITS, hint)).toBe(key);
+      expect(planKey(byUuid({ limit: 2 }), dialect, DEFAULT_LIMITS, hint)).toBe(key);
+    }
+    const keys = new Set(
+      [undefined, hints].flatMap((hint) =>
+        (['sqlite', 'postgres'] as const).map((dialect) => planKey(frozen, dialect, DEFAULT_LIMITS, hint)),
+      ),
+    );
+    expect(keys.size).toBe(4);
+    expect(planKey(frozen, 'sqlite', { ...DEFAULT_LIMITS, maxVertices: 3 })).not.toBe(
+      planKey(frozen, 'sqlite', DEFAULT_LIMITS),
+    );
+  });
+
   it('writes SQLite windows as literals, so a prepared statement is not planned again for each window', () => {
     const { select } = compileQuery(parseQueryDict({ ...byUuid(), limit: 20, offset: 40 }), 'sqlite');
     expect(select.sql).toMatch(/LIMIT 20 OFFSET 40$/);

@@ -6,6 +6,7 @@
 import type { Dialect } from '../storage/types.js';
 import type { PlanHints } from './index.js';
 import type { QueryLimits } from './model.js';
+import { derivedFrom } from '../util/derived.js';
 import { isParam } from './params.js';
 
 /**
@@ -16,7 +17,12 @@ import { isParam } from './params.js';
  */
 export function planKey(dict: unknown, dialect: Dialect, limits: QueryLimits, hints?: PlanHints): string {
   const bounds = `${limits.maxVertices},${limits.maxInList},${limits.maxProjections}`;
-  return `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}|${identity(dict)}`;
+  const settings = `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}`;
+  const whole = () => `${settings}|${identity(dict)}`;
+  // A frozen dictionary's key is one kept string: the plan lookup then hashes it once, not at every request.
+  return typeof dict === 'object' && dict !== null && unchanging(dict)
+    ? derivedFrom(dict, settings, whole)
+    : whole();
 }
 
 /**

@@ -46,6 +46,19 @@ function formatFor(keys: string[], withFullType: boolean): Format {
   return formats.set(id, (record) => compiled(record, formatValue, fullTypeOf));
 }
 
+/** The shapes formatted last, tried before the kept map: comparing key lists costs less than naming them. */
+const RECENT_SHAPES = 8;
+const recent: { withFullType: boolean; keys: string[]; format: Format }[] = [];
+
+function formatOf(keys: string[], withFullType: boolean): Format {
+  for (const shape of recent) {
+    if (shape.withFullType === withFullType && sameKeys(shape.keys, keys)) return shape.format;
+  }
+  const format = formatFor(keys, withFullType);
+  if (recent.unshift({ withFullType, keys, format }) > RECENT_SHAPES) recent.pop();
+  return format;
+}
+
 /**
  * Formats records, most often all the rows of one answer (same keys in the same order): each record's
  * projected fields with dates formatted, keys sorted as the reference's JSON encoder sorts them. Node records
@@ -56,7 +69,7 @@ export function recordFormatter(withFullType = false): Format {
   let format: Format | undefined;
   return (record) => {
     const own = Object.keys(record);
-    if (!format || !sameKeys(own, keys)) [keys, format] = [own, formatFor(own, withFullType)];
+    if (!format || !sameKeys(own, keys)) [keys, format] = [own, formatOf(own, withFullType)];
     return format(record);
   };
 }

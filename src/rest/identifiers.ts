@@ -24,6 +24,8 @@ export function isUuidPrefix(raw: string): boolean {
 
 /** aiida's loader re-inserts dashes at UUID positions, so `495a368d1` finds `495a368d-1…`. */
 function dashed(identifier: string): string {
+  // Most ids are written in full already, and dashing changes nothing there.
+  if (identifier.length === 36 && CANONICAL_UUID.test(identifier)) return identifier;
   let uuid = identifier.replaceAll('-', '');
   for (const pos of [20, 16, 12, 8]) {
     if (uuid.length > pos) uuid = `${uuid.slice(0, pos)}-${uuid.slice(pos)}`;
@@ -45,11 +47,14 @@ const UUID_LOW = new Param('uuid_low');
 const UUID_HIGH = new Param('uuid_high');
 const BY_UUID = deepFreeze({ uuid: { '==': UUID } });
 const BY_UUID_PREFIX = deepFreeze({ uuid: { '>=': UUID_LOW, '<=': UUID_HIGH } });
+const BY_PK = deepFreeze({ id: { '==': PK } });
 
 /** A condition on a record's own columns, with the values of the Params it holds. */
 export interface IdCondition {
   filter: Record<string, unknown>;
   values?: ParamValues;
+  /** Names a filter shared by every id of its kind (its values are Params): queries using it can be kept. */
+  shared?: 'uuid' | 'prefix' | 'pk';
 }
 
 /**
@@ -59,13 +64,14 @@ export interface IdCondition {
  */
 function uuidCondition(uuid: string): IdCondition {
   if (uuid.length === 36) {
-    if (CANONICAL_UUID.test(uuid)) return { filter: BY_UUID, values: { uuid } };
+    if (CANONICAL_UUID.test(uuid)) return { filter: BY_UUID, values: { uuid }, shared: 'uuid' };
     return { filter: { uuid: { '==': uuid } } };
   }
   const prefix = uuid.toLowerCase();
   if (!/^[0-9a-f-]*$/.test(prefix)) return { filter: { uuid: { like: `${uuid}%` } } };
   return {
     filter: BY_UUID_PREFIX,
+    shared: 'prefix',
     values: {
       uuid_low: prefix + LOWEST.slice(prefix.length),
       uuid_high: prefix + HIGHEST.slice(prefix.length),
@@ -111,7 +117,7 @@ export function idFilter(spec: CollectionSpec, raw: string | number): IdConditio
   if (spec.idKind === 'uuid') return uuidCondition(dashed(String(raw)));
   const pk = Number(raw);
   return Number.isSafeInteger(pk)
-    ? { filter: { id: { '==': PK } }, values: { pk } }
+    ? { filter: BY_PK, values: { pk }, shared: 'pk' }
     : { filter: { id: { '==': pk } } };
 }
 

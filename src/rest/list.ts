@@ -12,6 +12,7 @@ import { badRequest, inputError } from './errors.js';
 import { recordFormatter } from './format.js';
 import { idFilter, isCompleteUuid, resolveId, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { derivedFrom } from '../util/derived.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
 export interface ListRequest {
@@ -65,31 +66,14 @@ export async function listCollection(
     if (!direct && !linksByUuid) pk = await resolveId(backend, spec, req.id);
   }
 
-  // Linked nodes are a second vertex joined through the links table; the query-string filters, orders and
-  // projections apply to them, the id to the node the path names.
-  const tag = req.links ? (req.links === 'incoming' ? 'with_outgoing' : 'with_incoming') : main;
-  const edgeTag = `${main}--${tag}`;
-  const path: Record<string, unknown>[] = [{ ...spec.vertex, tag: main }];
-  const dictFilters: Record<string, unknown> = {};
-  const project: Record<string, unknown> = {};
   // The pk or id goes in as a Param: every node's request of this shape shares one kept plan.
   const byId = direct || linksByUuid ? idFilter(spec, req.id as string | number) : undefined;
   const values = pk === undefined ? byId?.values : { pk };
-  if (req.links) {
-    path.push({ ...spec.vertex, tag, joining_keyword: tag, joining_value: main, edge_tag: edgeTag });
-    dictFilters[main] = byId?.filter ?? { id: { '==': PK } };
-    dictFilters[tag] = { ...spec.typeFilters, ...filters };
-    project[edgeTag] = ['label', 'type'];
-  } else {
-    dictFilters[main] = {
-      ...spec.typeFilters,
-      ...filters,
-      ...(pk === undefined ? {} : { id: { '==': PK } }),
-      ...byId?.filter,
-    };
-  }
-  project[tag] = shape.projections;
-  const dict = { path, filters: dictFilters, project, order_by: [{ [tag]: shape.order }] };
+  // Requests of one shape (query string, collection, kind of id) share one frozen dictionary.
+  const variant = `${req.links ?? ''}|${pk === undefined ? '' : 'pk'}|${byId?.shared ?? ''}`;
+  const build = () => listQuery(spec, shape, req.links, pk !== undefined, byId?.filter);
+  const dict = byId && !byId.shared ? build() : derivedFrom(shape, variant, build);
+  const { tag, edgeTag } = tagsOf(main, req.links);
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
   let total = req.page === undefined ? undefined : await queryCount(backend, dict, { values });
@@ -101,8 +85,8 @@ export async function listCollection(
 
   const hints = await planHints(backend, req, total, dict, tag);
   const rows = direct
-    ? [theOne(await queryRows(backend, { ...dict, limit: 2 }, { values }), spec, req.id as string | number)]
-    : await queryRows(backend, { ...dict, limit: window.limit, offset: window.offset }, { hints, values });
+    ? [theOne(await queryRows(backend, windowed(dict, 2), { values }), spec, req.id as string | number)]
+    : await queryRows(backend, windowed(dict, window.limit, window.offset), { hints, values });
   if (linksByUuid && rows.length === 0) await resolveId(backend, spec, req.id as string);
   if (total === undefined) {
     const complete = rows.length < window.limit && (rows.length > 0 || window.offset === 0);
@@ -120,6 +104,51 @@ export async function listCollection(
   });
   const key = req.links ?? main;
   return { data: { [key]: formatted }, total, pages: window.pages };
+}
+
+/**
+ * The QueryBuilder dictionary of a listing, frozen. Linked nodes are a second vertex joined through the links
+ * table; the query-string filters, orders and projections apply to them, the id to the node the path names.
+ */
+function listQuery(
+  spec: CollectionSpec,
+  shape: ListShape,
+  links: ListRequest['links'],
+  byPk: boolean,
+  idCondition: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const main = spec.name;
+  const { tag, edgeTag } = tagsOf(main, links);
+  const path: Record<string, unknown>[] = [{ ...spec.vertex, tag: main }];
+  const filters: Record<string, unknown> = {};
+  const project: Record<string, unknown> = {};
+  if (links) {
+    path.push({ ...spec.vertex, tag, joining_keyword: tag, joining_value: main, edge_tag: edgeTag });
+    filters[main] = idCondition ?? { id: { '==': PK } };
+    filters[tag] = { ...spec.typeFilters, ...shape.filters };
+    project[edgeTag] = ['label', 'type'];
+  } else {
+    filters[main] = {
+      ...spec.typeFilters,
+      ...shape.filters,
+      ...(byPk ? { id: { '==': PK } } : {}),
+      ...idCondition,
+    };
+  }
+  project[tag] = shape.projections;
+  return deepFreeze({ path, filters, project, order_by: [{ [tag]: shape.order }] });
+}
+
+/** The tag of the listed records (the linked nodes of a links listing) and of their links. */
+function tagsOf(main: string, links: ListRequest['links']): { tag: string; edgeTag: string } {
+  const tag = links ? (links === 'incoming' ? 'with_outgoing' : 'with_incoming') : main;
+  return { tag, edgeTag: `${main}--${tag}` };
+}
+
+/** The dictionary with a window; the windows of a kept dictionary are kept with it. */
+function windowed(dict: Record<string, unknown>, limit: number, offset?: number): Record<string, unknown> {
+  const make = () => deepFreeze({ ...dict, limit, ...(offset === undefined ? {} : { offset }) });
+  return Object.isFrozen(dict) ? derivedFrom(dict, `${limit},${offset}`, make) : make();
 }
 
 /** What a query string makes of a listing's filters, projections and order. */
