@@ -1,8 +1,20 @@
-/** The HTTP floor: a Fastify server with one empty route, in its own process like the server measured. */
+/**
+ * The HTTP floor: a Fastify server with one empty route, `empty-server PROCESSES`, served on as many processes
+ * as the Quarry it is compared with and supervised the same way: serving on two processes costs more per
+ * answer than on one (three busy processes, load generator included, share two cores), and that cost is HTTP's.
+ */
 import Fastify from 'fastify';
+import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 
-const app = Fastify();
-app.get('/', async () => ({}));
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
+const processes = Number(process.argv[2] ?? 1);
+if (!Number.isInteger(processes) || processes < 1) throw new Error('usage: empty-server PROCESSES');
+if (processes > 1 && !isServingProcess()) {
+  process.stdout.write(`ready ${(await superviseProcesses(processes)).port}\n`);
+} else {
+  const app = Fastify();
+  app.get('/', async () => ({}));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (isServingProcess()) reportServing(['empty route']);
+  else process.stdout.write(`ready ${typeof address === 'object' && address ? address.port : 0}\n`);
+}

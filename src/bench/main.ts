@@ -17,7 +17,7 @@ import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
 import { benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
-import { processTable, processTree } from './process-table.js';
+import { machineTicks, processTable, processTree } from './process-table.js';
 import { loadIntoPostgres } from './pg-load.js';
 import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
@@ -38,6 +38,8 @@ interface Measure {
   /** CPU time the server process spent per answer, in ms (all its threads); absent for --target. */
   cpuMs?: number;
   rps: number;
+  /** Share of the machine's CPU time the host took for others during the measurement, in %. */
+  stealPct: number;
   mean: number;
   p50: number;
   p99: number;
@@ -72,13 +74,17 @@ async function load(
     duration,
   };
   const cpuBefore = cpuTimeMs(pid);
+  const machineBefore = machineTicks();
   const { total, ...figures } = await drive(job);
   const cpuAfter = cpuTimeMs(pid);
+  const machineAfter = machineTicks();
+  const elapsed = machineAfter.total - machineBefore.total;
   return {
     cpuMs:
       cpuBefore === undefined || cpuAfter === undefined || total === 0
         ? undefined
         : (cpuAfter - cpuBefore) / total,
+    stealPct: elapsed > 0 ? Math.round((100 * (machineAfter.steal - machineBefore.steal)) / elapsed) : 0,
     ...figures,
   } satisfies Measure;
 }
@@ -157,7 +163,7 @@ async function main(options: Options) {
   await probe.close();
   const accesses = await recordAccesses(backend, kinds);
 
-  const empty = await child([join(here, 'empty-server.js')]);
+  const empty = await child([join(here, 'empty-server.js'), String(options.processes)]);
   const server = options.target
     ? undefined
     : await child([join(here, 'serve-bench.js'), String(options.processes), file, ...(pgUrl ? [pgUrl] : [])]);
@@ -234,12 +240,12 @@ function ratio(measured: Measure, http: Measure, dataMs: number): number | null 
 /** The same table in Markdown, for docs/performance.md. */
 function markdownTable(rows: Record<string, unknown>[]): string {
   const head =
-    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) |';
+    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) | steal % |';
   const lines = rows.map((r) => {
     const num = (v: unknown, digits: number) => (typeof v === 'number' ? v.toFixed(digits) : '');
-    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} |`;
+    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${String(r.stealPct)} |`;
   });
-  return [head, '|' + ' --- |'.repeat(8), ...lines].join('\n') + '\n';
+  return [head, '|' + ' --- |'.repeat(9), ...lines].join('\n') + '\n';
 }
 
 function printTable(rows: Record<string, unknown>[]) {
@@ -254,6 +260,7 @@ function printTable(rows: Record<string, unknown>[]) {
     'cpu ms/req',
     'db ms',
     'cost/(http+db)',
+    'steal %',
   ];
   const lines = rows.map((r) => [
     String(r.kind),
@@ -266,6 +273,7 @@ function printTable(rows: Record<string, unknown>[]) {
     r.cpuMs === undefined ? '' : (r.cpuMs as number).toFixed(3),
     r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
     r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
+    String(r.stealPct),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   for (const line of [head, ...lines])

@@ -36,3 +36,15 @@ export function processTree(pid: number, table = processTable()): Set<number> {
   }
   return tree;
 }
+
+/**
+ * CPU time of the whole machine so far (all cores, clock ticks) and the part of it stolen by the host: on a
+ * shared virtual machine, a measurement taken while others ran on the same host says so in its steal share.
+ */
+export function machineTicks(): { total: number; steal: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (proc(5)); guest time is counted
+  // in user already.
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
+}

@@ -1,5 +1,6 @@
 /** Finding the one record that a path `<id>` names, with the reference's rules and messages. */
 import { deepFreeze } from '../util/deep-freeze.js';
+import { derivedFrom } from '../util/derived.js';
 import { Param, type ParamValues } from '../query/index.js';
 import { PK, queryRows } from './engine.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -85,13 +86,11 @@ export async function resolveId(
   spec: CollectionSpec,
   raw: string | number,
 ): Promise<number> {
-  const { filter, values } = idFilter(spec, raw);
+  const condition = idFilter(spec, raw);
   const { path, project } = idQueryParts(spec);
-  const rows = await queryRows(
-    backend,
-    { path, filters: { e: { ...spec.typeFilters, ...filter } }, project, limit: 2 },
-    { values },
-  );
+  const rows = await queryRows(backend, recordQuery(spec, condition, 'e', path, project), {
+    values: condition.values,
+  });
   const id = theOne(
     rows.map((r) => r.e),
     spec,
@@ -100,10 +99,27 @@ export async function resolveId(
   return id as number;
 }
 
-/** The constant parts of each collection's id lookup, frozen so that the query engine knows them by identity. */
-const idQueries = new Map<string, { path: unknown; project: unknown }>();
+/**
+ * The query of the record that `<id>` names (two rows at most: a prefix of two records is refused), `path`
+ * starting at the record's vertex `tag`, projecting `project` (frozen, one per caller). The query of an id
+ * bound as a Param is frozen and kept per kind of id, as every request of that kind asks it.
+ */
+export function recordQuery(
+  spec: CollectionSpec,
+  condition: IdCondition,
+  tag: string,
+  path: unknown,
+  project: object,
+): Record<string, unknown> {
+  const make = () =>
+    deepFreeze({ path, filters: { [tag]: { ...spec.typeFilters, ...condition.filter } }, project, limit: 2 });
+  return condition.shared ? derivedFrom(project, `${spec.name}|${tag}|${condition.shared}`, make) : make();
+}
 
-function idQueryParts(spec: CollectionSpec): { path: unknown; project: unknown } {
+/** The constant parts of each collection's id lookup, frozen so that the query engine knows them by identity. */
+const idQueries = new Map<string, { path: unknown; project: object }>();
+
+function idQueryParts(spec: CollectionSpec): { path: unknown; project: object } {
   let parts = idQueries.get(spec.name);
   if (!parts) {
     parts = deepFreeze({ path: [{ ...spec.vertex, tag: 'e' }], project: { e: ['id'] } });

@@ -11,7 +11,7 @@ import { COLLECTIONS } from './collections.js';
 import { PK, queryRows } from './engine.js';
 import { HttpError, badRequest, inputError } from './errors.js';
 import { formatValue } from './format.js';
-import { idFilter, theOne } from './identifiers.js';
+import { idFilter, recordQuery, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 
 export interface NodeRecord {
@@ -39,17 +39,10 @@ const NODE_BY_PK = deepFreeze({
 /** Load the node a path `<id>` names (UUID or UUID prefix), or answer 404 as the reference does: one query. */
 export async function loadNode(backend: StorageBackend, rawId: string): Promise<NodeRecord> {
   const spec = COLLECTIONS.nodes;
-  const { filter, values } = idFilter(spec, rawId);
-  const rows = await queryRows(
-    backend,
-    {
-      path: NODE_PATH,
-      filters: { n: { ...spec.typeFilters, ...filter } },
-      project: NODE_PROJECTION,
-      limit: 2,
-    },
-    { values },
-  );
+  const condition = idFilter(spec, rawId);
+  const rows = await queryRows(backend, recordQuery(spec, condition, 'n', NODE_PATH, NODE_PROJECTION), {
+    values: condition.values,
+  });
   return nodeRecord(theOne(rows, spec, rawId).n ?? {});
 }
 

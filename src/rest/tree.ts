@@ -5,9 +5,10 @@ import { COLLECTIONS } from './collections.js';
 import { PK, queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
 import { formatValue } from './format.js';
-import { idFilter, theOne } from './identifiers.js';
+import { idFilter, recordQuery, theOne } from './identifiers.js';
 import { toInt } from './pagination.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { derivedFrom } from '../util/derived.js';
 
 const COLUMNS = ['id', 'uuid', 'node_type', 'label', 'description', 'ctime', 'mtime', 'attributes'];
 
@@ -87,24 +88,17 @@ export async function ioTree(
   // The node is found by its id and read in one query, as a single node is.
   const spec = COLLECTIONS.nodes;
   const byId = idFilter(spec, rawId);
-  const found = await queryRows(
-    backend,
-    {
-      path: MAIN_PATH,
-      filters: { main: { ...spec.typeFilters, ...byId.filter } },
-      project: MAIN_PROJECTION,
-      limit: 2,
-    },
-    { values: byId.values },
-  );
+  const found = await queryRows(backend, recordQuery(spec, byId, 'main', MAIN_PATH, MAIN_PROJECTION), {
+    values: byId.values,
+  });
   const main = theOne(found, spec, rawId).main ?? {};
   const pk = main.id;
 
   const neighbours = async (direction: 'with_outgoing' | 'with_incoming', limit: number | undefined) => {
     const dict = NEIGHBOURS[direction];
-    const rows = await queryRows(backend, limit === undefined ? dict : { ...dict, limit }, {
-      values: { pk },
-    });
+    const windowed =
+      limit === undefined ? dict : derivedFrom(dict, String(limit), () => deepFreeze({ ...dict, limit }));
+    const rows = await queryRows(backend, windowed, { values: { pk } });
     // A window that is not full holds them all: no need to count.
     const total =
       limit === undefined || rows.length < limit

@@ -112,6 +112,8 @@ export class SqliteWorkerPool implements Database {
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
   private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
+  private readonly sqlNames = new Map<string, number>();
+  private nextSqlName = 0;
 
   private constructor(
     /** The database file, for tools that measure it directly (the benchmark's data floor). */
@@ -224,7 +226,7 @@ export class SqliteWorkerPool implements Database {
 
   private run(statement: SqlStatement, arrays: boolean): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
-    const measuredAs = this.unchanging && !statement.pointLookup ? statementKey(statement) : undefined;
+    const measuredAs = this.unchanging && !statement.pointLookup ? this.statementKey(statement) : undefined;
     if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
       try {
         this.inline ??= new InlineConnection(this.file, this.unchanging);
@@ -239,10 +241,25 @@ export class SqliteWorkerPool implements Database {
     });
   }
 
+  /**
+   * The identity of a statement's work: its SQL and the values bound to it. The SQL goes in by a short name:
+   * a key made of the whole text (kilobytes for a page of nodes) was copied and hashed at every run.
+   */
+  private statementKey({ sql, params }: SqlStatement): string {
+    let name = this.sqlNames.get(sql);
+    if (name === undefined) {
+      // Names are never given twice, so forgetting them all only costs the timings kept under them.
+      if (this.sqlNames.size >= MEASURED_KEPT) this.sqlNames.clear();
+      this.sqlNames.set(sql, (name = this.nextSqlName++));
+    }
+    return `${name}\u0000${JSON.stringify(params)}`;
+  }
+
   /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
   runsInline(statement: SqlStatement): boolean {
     return (
-      statement.pointLookup === true || (this.unchanging && this.quick.get(statementKey(statement)) === true)
+      statement.pointLookup === true ||
+      (this.unchanging && this.quick.get(this.statementKey(statement)) === true)
     );
   }
 
@@ -252,11 +269,6 @@ export class SqliteWorkerPool implements Database {
     this.inline?.close();
     await Promise.all(this.slots.map((s) => (clearTimeout(s.timer), s.worker.terminate())));
   }
-}
-
-/** The identity of a statement's work: its SQL and the values bound to it. */
-function statementKey({ sql, params }: SqlStatement): string {
-  return `${sql}\u0000${JSON.stringify(params)}`;
 }
 
 /** A read-only connection in this thread, with the same settings as the workers', for point lookups. */
