@@ -14,6 +14,7 @@ const UUID_REF = 'd55082b6-76dc-426b-af89-0e08b59524d2';
  * uuid.UUID to parse the result. Anything else in that position is an unknown URL.
  */
 export function isUuidPrefix(raw: string): boolean {
+  if (raw.length === 36 && CANONICAL_UUID.test(raw)) return true;
   const padded = raw + UUID_REF.slice(raw.length);
   const hex = padded
     .replaceAll('urn:', '')
