@@ -89,6 +89,8 @@ export async function dataFloor(
   if (!(backend.db instanceof SqliteWorkerPool)) return undefined;
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
+  // As the server reads an archive's database: keeping the lock and page cache between statements.
+  if (backend.kind === 'archive') db.pragma('locking_mode = EXCLUSIVE');
   try {
     const prepared = new Map<string, BetterSqlite3.Statement>();
     const statement = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare(sql)).get(sql)!;
