@@ -12,6 +12,8 @@ import {
   type ResultRow,
 } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
+import { deepFreeze } from '../util/deep-freeze.js';
+import { derivedFrom } from '../util/derived.js';
 
 export interface QueryOptions {
   limits?: QueryLimits;
@@ -29,6 +31,19 @@ export async function queryRows(
   { limits, hints, values }: QueryOptions = {},
 ): Promise<ResultRow[]> {
   return runQuery(backend.db, prepareQuery(dict, backend.db.dialect, limits, hints), values);
+}
+
+/**
+ * The dictionary with a window (`offset` left out when not given). The windows of a frozen dictionary are
+ * frozen and kept with it, so that each window's plan is known by its identity too.
+ */
+export function windowed(
+  dict: Record<string, unknown>,
+  limit: number,
+  offset?: number,
+): Record<string, unknown> {
+  const make = () => deepFreeze({ ...dict, limit, ...(offset === undefined ? {} : { offset }) });
+  return Object.isFrozen(dict) ? derivedFrom(dict, `${limit},${offset}`, make) : make();
 }
 
 /**

@@ -7,7 +7,7 @@ import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
 import type { PlanHints } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
-import { PK, queryCount, queryRows } from './engine.js';
+import { PK, queryCount, queryRows, windowed } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { recordFormatter } from './format.js';
 import { idFilter, isCompleteUuid, resolveId, theOne } from './identifiers.js';
@@ -143,12 +143,6 @@ function listQuery(
 function tagsOf(main: string, links: ListRequest['links']): { tag: string; edgeTag: string } {
   const tag = links ? (links === 'incoming' ? 'with_outgoing' : 'with_incoming') : main;
   return { tag, edgeTag: `${main}--${tag}` };
-}
-
-/** The dictionary with a window; the windows of a kept dictionary are kept with it. */
-function windowed(dict: Record<string, unknown>, limit: number, offset?: number): Record<string, unknown> {
-  const make = () => deepFreeze({ ...dict, limit, ...(offset === undefined ? {} : { offset }) });
-  return Object.isFrozen(dict) ? derivedFrom(dict, `${limit},${offset}`, make) : make();
 }
 
 /** What a query string makes of a listing's filters, projections and order. */

@@ -2,13 +2,12 @@
 import { describeNode } from '../domain/describe.js';
 import type { StorageBackend } from '../storage/types.js';
 import { COLLECTIONS } from './collections.js';
-import { PK, queryCount, queryRows } from './engine.js';
+import { PK, queryCount, queryRows, windowed } from './engine.js';
 import { badRequest } from './errors.js';
 import { formatValue } from './format.js';
 import { idFilter, recordQuery, theOne } from './identifiers.js';
 import { toInt } from './pagination.js';
 import { deepFreeze } from '../util/deep-freeze.js';
-import { derivedFrom } from '../util/derived.js';
 
 const COLUMNS = ['id', 'uuid', 'node_type', 'label', 'description', 'ctime', 'mtime', 'attributes'];
 
@@ -96,9 +95,9 @@ export async function ioTree(
 
   const neighbours = async (direction: 'with_outgoing' | 'with_incoming', limit: number | undefined) => {
     const dict = NEIGHBOURS[direction];
-    const windowed =
-      limit === undefined ? dict : derivedFrom(dict, String(limit), () => deepFreeze({ ...dict, limit }));
-    const rows = await queryRows(backend, windowed, { values: { pk } });
+    const rows = await queryRows(backend, limit === undefined ? dict : windowed(dict, limit), {
+      values: { pk },
+    });
     // A window that is not full holds them all: no need to count.
     const total =
       limit === undefined || rows.length < limit
