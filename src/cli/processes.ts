@@ -4,8 +4,9 @@
  * worker threads. A keep-alive connection is handed to a process once, not request by request.
  *
  * The first process supervises and opens no storage itself. It starts one serving process, and the others once
- * that one listens: the first refuses what cannot be served (said once: one line, exit 1) and extracts an
- * archive once for all. It starts a new process when one dies, and stops them all on a signal.
+ * that one has opened its storages (or listens, if it never says so): the first refuses what cannot be opened
+ * (said once: one line, exit 1) and extracts an archive once for all, and the others then start while the first
+ * is still loading its HTTP server. It starts a new process when one dies, and stops them all on a signal.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { CliError } from './errors.js';
@@ -19,9 +20,21 @@ export function exitWithStartFailure(message: string): void {
   process.send({ quarryStartFailure: message }, () => process.exit(1));
 }
 
+/** A serving process that has opened its storages says so: the supervisor may start the others. */
+export function reportOpened(): void {
+  process.send?.({ quarryOpened: true });
+}
+
 /** A serving process that listens tells its supervisor the names of the storages it serves. */
 export function reportServing(names: string[]): void {
   process.send?.({ quarryServing: names });
+}
+
+/** What a serving process tells its supervisor while it starts. */
+interface ServingMessage {
+  quarryStartFailure?: string;
+  quarryOpened?: boolean;
+  quarryServing?: string[];
 }
 
 /** How long a replacement waits after a serving process died, so that a crash loop does not spin. */
@@ -42,6 +55,7 @@ export function superviseProcesses(
     let names: string[] | undefined;
     let started = false;
     let stopping = false;
+    let othersForked = false;
     const failures: string[] = [];
 
     // Ready once every process listens and the first has said what it serves (two messages, either order).
@@ -51,10 +65,17 @@ export function superviseProcesses(
       resolve({ port, names });
     };
 
+    const forkOthers = () => {
+      if (othersForked) return;
+      othersForked = true;
+      for (let i = 1; i < count; i++) fork();
+    };
+
     const fork = () => {
       const worker = cluster.fork(env);
-      worker.on('message', (m: { quarryStartFailure?: string; quarryServing?: string[] }) => {
+      worker.on('message', (m: ServingMessage) => {
         if (typeof m?.quarryStartFailure === 'string') failures.push(m.quarryStartFailure);
+        if (m?.quarryOpened === true) forkOthers();
         if (Array.isArray(m?.quarryServing)) {
           names = m.quarryServing;
           resolveWhenReady();
@@ -77,7 +98,8 @@ export function superviseProcesses(
     cluster.on('listening', (_worker, address) => {
       if (started) return;
       port = address.port;
-      if (++listening === 1) for (let i = 1; i < count; i++) fork();
+      listening += 1;
+      forkOthers();
       resolveWhenReady();
     });
 

@@ -1,13 +1,12 @@
 /** Serving from this process: open the storages, start the HTTP server, stop cleanly on a signal. */
 import { existsSync, statSync } from 'node:fs';
-import { buildApp } from '../http/app.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
 import { CliError } from './errors.js';
-import { exitWithStartFailure, reportServing } from './processes.js';
+import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
 import type { ServeOptions } from './serve.js';
 
 /** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
@@ -63,6 +62,9 @@ export async function serveInThisProcess(files: string[], options: ServeOptions,
 
 async function serve(files: string[], options: ServeOptions, supervised: boolean) {
   const backends = await openBackends(files, options);
+  if (supervised) reportOpened();
+  // Loaded after the storages are open, so that the supervisor's other processes start while this one loads it.
+  const { buildApp } = await import('../http/app.js');
   const app = await buildApp({
     backends,
     prefix: options.prefix,

@@ -39,8 +39,9 @@ const db = new Database(workerData.file, { readonly: true, fileMustExist: true }
 db.pragma('query_only = ON');
 db.pragma('case_sensitive_like = ON');
 if (workerData.unchanging) db.pragma('locking_mode = EXCLUSIVE');
-// Fail at start, not at the first request, when the file is not an AiiDA database.
-db.prepare('SELECT count(*) FROM db_dbnode').get();
+// Fail at start, not at the first request, when the file is not an AiiDA database (one row read, not a count,
+// which read the whole node table's index at every start).
+db.prepare('SELECT id FROM db_dbnode LIMIT 1').get();
 const statements = new Map();
 parentPort.on('message', ({ sql, params, arrays }) => {
   try {
