@@ -31,8 +31,8 @@ describe('band-structure plots', () => {
     expect(texts.filter((t) => /^−?\d+$/.test(t)).length).toBeGreaterThanOrEqual(4);
   });
 
-  it('writes a PNG of 1920 x 1440 pixels (6.4 x 4.8 in at 300 dpi)', () => {
-    const png = figurePng(figure);
+  it('writes a PNG of 1920 x 1440 pixels (6.4 x 4.8 in at 300 dpi)', async () => {
+    const png = await figurePng(figure);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1920, 1440]);
   });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { GENERATED, parserSource } from '../scripts/generate-parser.mjs';
 import { parseQueryString, QueryStringError, unquote } from '../src/querystring/index.js';
 
 const parse = (q: string) => parseQueryString(q);
@@ -85,5 +87,11 @@ describe('v4 query-string language', () => {
   it('percent-decodes like Python unquote', () => {
     expect(unquote('a%20b%ZZ%22')).toBe('a b%ZZ"');
     expect(unquote('%C3%BC')).toBe('ü');
+  });
+});
+
+describe('the query-string parser', () => {
+  it('is the one generated from the grammar as it is now (npm run grammar writes it)', () => {
+    expect(readFileSync(GENERATED, 'utf8')).toBe(parserSource());
   });
 });

@@ -1,6 +1,6 @@
 /** Parse a v4 query string into the translator's parameters, as aiida-core's parse_query_string does. */
-import peggy from 'peggy';
-import { QUERY_STRING_GRAMMAR } from './grammar.js';
+import type { parser as PeggyParser } from 'peggy';
+import { parse as parseFields, SyntaxError as FieldSyntaxError } from './parser.generated.js';
 import type { ParsedQueryString, QsFilter, QsOperator, QsScalar, QsValue } from './types.js';
 
 /** Query-string errors answer 404, as the reference does (clients depend on the status). */
@@ -54,8 +54,6 @@ function makeNumber(text: string): number {
   return Number(text);
 }
 
-const parser = peggy.generate(QUERY_STRING_GRAMMAR);
-
 interface RawField {
   key: string;
   op: QsOperator;
@@ -105,7 +103,7 @@ export function unquote(text: string): string {
   });
 }
 
-function syntaxError(error: peggy.parser.SyntaxError, input: string): QueryStringError {
+function syntaxError(error: PeggyParser.SyntaxError, input: string): QueryStringError {
   const column = error.location.start.offset + 1;
   const found = error.found === null ? 'the end of the query string' : JSON.stringify(error.found);
   const all = error.expected ?? [];
@@ -118,7 +116,7 @@ function syntaxError(error: peggy.parser.SyntaxError, input: string): QueryStrin
   );
 }
 
-function describe(e: peggy.parser.Expectation): string {
+function describe(e: PeggyParser.Expectation): string {
   if (e.type === 'other') return e.description;
   if (e.type === 'literal') return JSON.stringify(e.text);
   if (e.type === 'end') return 'the end of the query string';
@@ -129,10 +127,10 @@ export function parseQueryString(raw: string): ParsedQueryString {
   const input = unquote(raw);
   let fields: RawField[];
   try {
-    fields = parser.parse(input, { makeDatetime, makeNumber }) as RawField[];
+    fields = parseFields(input, { makeDatetime, makeNumber }) as RawField[];
   } catch (error) {
     if (error instanceof QueryStringError) throw error;
-    if (error instanceof parser.SyntaxError) throw syntaxError(error as peggy.parser.SyntaxError, input);
+    if (error instanceof FieldSyntaxError) throw syntaxError(error as PeggyParser.SyntaxError, input);
     throw error;
   }
   return buildParameters(fields.filter((f) => f.key !== '_'));

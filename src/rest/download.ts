@@ -132,7 +132,7 @@ export async function derivedOf(backend: StorageBackend, node: NodeRecord): Prom
 
 const units = (node: NodeRecord) => String(node.attributes.units);
 
-const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string | Buffer> = {
+const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string | Buffer | Promise<Buffer>> = {
   agr_batch: agrBatch,
   dat_blocks: datBlocks,
   dat_multicolumn: datMulticolumn,

@@ -7,7 +7,6 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openContainer } from './disk-objectstore.js';
-import { openPostgres, redacted } from './postgres/backend.js';
 import { SqliteWorkerPool } from './sqlite-workers.js';
 import { StorageOpenError, type StorageBackend } from './types.js';
 
@@ -58,6 +57,7 @@ export async function openProfile(
   const storage = profile.storage?.config ?? {};
   if (backend === 'core.psql_dos') {
     const repository = repositoryFolder(storage.repository_uri, name);
+    const { openPostgres } = await postgres();
     return openPostgres(postgresUrl(storage), await openContainer(join(repository, 'container')), {
       name,
       poolSize: options.workers,
@@ -75,6 +75,9 @@ export async function openProfile(
     `profile "${name}" uses the storage backend ${String(backend)}; Quarry serves core.psql_dos and core.sqlite_dos profiles, and .aiida archives`,
   );
 }
+
+/** The PostgreSQL client is loaded only to open a PostgreSQL source: archives start without it. */
+const postgres = () => import('./postgres/backend.js');
 
 /** The libpq URL of a psql_dos profile's settings. */
 function postgresUrl(c: Record<string, unknown>): string {
@@ -102,6 +105,7 @@ export async function openPostgresUrl(
   repository: string | undefined,
   options: ProfileOptions & { name?: string } = {},
 ): Promise<StorageBackend> {
+  const { openPostgres, redacted } = await postgres();
   if (!repository) {
     throw new StorageOpenError(
       `${redacted(url)}: say where its file repository is with --repository PATH (the profile's repository folder)`,

@@ -3,7 +3,6 @@
  * matplotlib's default axes box, k-point ticks with a grid, "Dispersion (units)"), drawn by Quarry itself as
  * vector graphics: written straight into a PDF, and rendered to PNG at 300 dpi by resvg (docs/compatibility.md).
  */
-import { Resvg } from '@resvg/resvg-js';
 import { deflateSync } from 'node:zlib';
 import type { PlotDict } from './bands-matplotlib.js';
 
@@ -120,8 +119,12 @@ export function figureSvg(f: Figure): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${body.join('')}</svg>`;
 }
 
-/** The figure at 300 dpi (1920 × 1440 pixels), as the reference's savefig(dpi=300) gives it. */
-export function figurePng(f: Figure): Buffer {
+/**
+ * The figure at 300 dpi (1920 × 1440 pixels), as the reference's savefig(dpi=300) gives it. The renderer (a
+ * native library) is loaded at the first PNG asked for, not at every start.
+ */
+export async function figurePng(f: Figure): Promise<Buffer> {
+  const { Resvg } = await import('@resvg/resvg-js');
   const resvg = new Resvg(figureSvg(f), {
     fitTo: { mode: 'width', value: 1920 },
     font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
