@@ -37,6 +37,21 @@ interface ServingMessage {
   quarryServing?: string[];
 }
 
+/**
+ * V8's young generation per isolate (main thread and each query worker), in MB; Node's default is 16. Serving
+ * allocates short-lived objects only, so a smaller one costs little CPU (0 to 4 % per answer at 2 MB, measured)
+ * and keeps each serving process 25 to 35 MB smaller (the whole request mix at 10^7 nodes: 490 -> 424 MB in
+ * all). A setting of the user's own (NODE_OPTIONS or node's arguments) wins.
+ */
+const SEMI_SPACE_MB = 4;
+
+function servingArguments(): string[] {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) =>
+    a.includes('--max-semi-space-size'),
+  );
+  return given ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MB}`];
+}
+
 /** How long a replacement waits after a serving process died, so that a crash loop does not spin. */
 const RESTART_DELAY_MS = 1_000;
 
@@ -49,6 +64,7 @@ export function superviseProcesses(
   count: number,
   env: Record<string, string> = {},
 ): Promise<{ port: number; names: string[] }> {
+  cluster.setupPrimary({ execArgv: servingArguments() });
   return new Promise((resolve, reject) => {
     let listening = 0;
     let port = 0;
