@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creationStatistics, typeCounts } from '../src/query/aggregates.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
 
@@ -46,7 +47,7 @@ describe.skipIf(archives.length === 0)('conformance archives', () => {
       expect(backend.aiidaVersion).toMatch(/^\d+\.\d+\.\d+/);
     });
 
-    it("serves the archive's own data: the same rows in every table, with only Quarry's indexes added", async () => {
+    it("serves the archive's own data: the same rows in every table, with only Quarry's index and summaries added", async () => {
       const direct = join(tempDir(), 'db.sqlite3');
       writeFileSync(direct, await databaseOf(file));
       const [cached] = readdirSync(join(cacheDir, 'archives')).filter((n) => n.endsWith('.sqlite3'));
@@ -56,7 +57,7 @@ describe.skipIf(archives.length === 0)('conformance archives', () => {
         const schema = (db: BetterSqlite3.Database) =>
           db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() as { name: string }[];
         const added = schema(copy).filter((o) => !schema(original).some((p) => p.name === o.name));
-        expect(added.map((o) => o.name)).toEqual(['quarry_ctime_desc_id']);
+        expect(added.map((o) => o.name)).toEqual(['quarry_ctime_desc_id', 'quarry_summaries']);
         for (const { name } of schema(original).filter((o) => (o as { type?: string }).type === 'table')) {
           const rows = (db: BetterSqlite3.Database) =>
             sha256(
@@ -73,6 +74,13 @@ describe.skipIf(archives.length === 0)('conformance archives', () => {
         original.close();
         copy.close();
       }
+    });
+
+    it('keeps the summaries of the whole database that a scan of it gives', async () => {
+      expect(await backend.keptSummary?.('creationStatistics')).toBe(
+        JSON.stringify(await creationStatistics(backend.db)),
+      );
+      expect(await backend.keptSummary?.('typeCounts')).toBe(JSON.stringify(await typeCounts(backend.db)));
     });
 
     it('serves every repository file the nodes refer to, with the content its key names', async () => {

@@ -204,6 +204,20 @@ describe('the extraction cache', () => {
     expect(extractionCount()).toBe(before + 1);
   });
 
+  it('serves a database it could not summarise when extracting, without kept summaries', async () => {
+    // The synthetic db_dbnode has no ctime or process_type: the statistics scan fails, the copy is still good.
+    const { file } = await syntheticArchive(3);
+    const backend = await openArchive(file, { cacheDir: tempDir() });
+    try {
+      expect(await backend.keptSummary?.('creationStatistics')).toBeUndefined();
+      expect(await backend.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
+        { n: 3 },
+      ]);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('says what to do when the cache folder cannot be written', async () => {
     const { file } = await syntheticArchive(2);
     const notAFolder = join(tempDir(), 'file');

@@ -49,8 +49,13 @@ export interface StorageBackend {
    * are recomputed. Archives never change and have none.
    */
   dataVersion?(): Promise<string>;
+  /** A whole-database summary computed when the storage was prepared (an archive's copy has them), as JSON. */
+  keptSummary?(name: KeptSummaryName): Promise<string | undefined>;
   close(): Promise<void>;
 }
+
+/** Summaries a storage may keep: the name of the function of query/aggregates.ts whose result it is. */
+export type KeptSummaryName = 'creationStatistics' | 'typeCounts';
 
 /** Raised when a storage cannot be opened; its message is one line that says what to do. */
 export class StorageOpenError extends Error {

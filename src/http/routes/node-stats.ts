@@ -1,7 +1,7 @@
 /** Node-wide summaries: statistics, the full-type namespace (with counts) and the download formats. */
 import type { FastifyInstance } from 'fastify';
 import { allDownloadFormats, formatsOf } from '../../domain/download-formats.js';
-import { creationStatistics, typeCounts } from '../../query/aggregates.js';
+import { creationStatistics, typeCounts, type TypeCount } from '../../query/aggregates.js';
 import type { QsFilter } from '../../querystring/types.js';
 import { badRequest, inputError, notImplemented } from '../../rest/errors.js';
 import { nodeNamespace } from '../../rest/namespace.js';
@@ -26,8 +26,12 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
   app.get(`${base}/statistics`, async (request, reply) => {
     const { url, qs, backend } = parseRequest(ctx, request);
     const user = userFilter(qs.filters);
-    const json = await summary(backend, `statistics:${user}`, async () =>
-      JSON.stringify(await creationStatistics(backend.db, user)),
+    const json = await summary(
+      backend,
+      `statistics:${user}`,
+      async () =>
+        (user === undefined ? await backend.keptSummary?.('creationStatistics') : undefined) ??
+        JSON.stringify(await creationStatistics(backend.db, user)),
     );
     const { type, body } = envelopeJson(url, 'nodes', json, null);
     return reply.headers(listHeaders(0)).type(type).send(body);
@@ -40,7 +44,11 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
       const { url, qs, backend } = parseRequest(ctx, request);
       const user = counted ? userFilter(qs.filters) : undefined;
       // One scan of the types serves both endpoints; each keeps its own serialised answer.
-      const types = () => summary(backend, `types:${user}`, () => typeCounts(backend.db, user));
+      const types = () =>
+        summary(backend, `types:${user}`, async (): Promise<TypeCount[]> => {
+          const kept = user === undefined ? await backend.keptSummary?.('typeCounts') : undefined;
+          return kept === undefined ? typeCounts(backend.db, user) : JSON.parse(kept);
+        });
       const json = await summary(backend, `${path}:${user}`, async () =>
         JSON.stringify(nodeNamespace(await types(), counted)),
       );

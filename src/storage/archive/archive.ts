@@ -15,6 +15,7 @@ import {
   type StorageBackend,
 } from '../types.js';
 import { extractDatabase } from './extract.js';
+import { keptSummary } from './kept-summaries.js';
 import { oneLine, openZip, type ZipArchive } from './zip.js';
 
 /**
@@ -77,6 +78,7 @@ function archiveBackend(
     aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
     db,
     repository: zipRepository(zip),
+    keptSummary: (name) => keptSummary(db, name),
     async close() {
       if (closed) return;
       closed = true;

@@ -7,7 +7,8 @@
  * same moment can leave a stray temporary file, never a half-written database under the final name.
  *
  * The copy is Quarry's own, so it gains indexes for the requests clients make most (archives carry aiida's
- * single-column indexes only); the archive itself is never written.
+ * single-column indexes only) and the node summaries computed once (kept-summaries.ts); the archive itself
+ * is never written.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
@@ -16,6 +17,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'nod
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { StorageOpenError } from '../types.js';
+import { keepSummaries } from './kept-summaries.js';
 import { oneLine, type ZipArchive } from './zip.js';
 
 const DB_ENTRY = 'db.sqlite3';
@@ -25,6 +27,8 @@ const DB_ENTRY = 'db.sqlite3';
  * a page of processes at 10^5 nodes takes 0.1 ms instead of 70 ms (every process looked up, then sorted).
  */
 const EXTRA_INDEXES = ['CREATE INDEX quarry_ctime_desc_id ON db_dbnode (ctime DESC, id ASC)'];
+/** What else the copy holds (src/storage/archive/kept-summaries.ts); a new value makes new copies. */
+const KEPT = 'summaries-1';
 /** Temporary files older than this were left by a process that died; younger ones may still be in use. */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
@@ -42,7 +46,7 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
   const entry = zip.get(DB_ENTRY)!;
   const info = await stat(zip.file);
   const identity = createHash('sha256')
-    .update(`${info.size}\0${info.mtimeMs}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}`)
+    .update(`${info.size}\0${info.mtimeMs}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${KEPT}`)
     .digest('hex')
     .slice(0, 32);
   const dir = join(cacheDir, 'archives');
@@ -76,6 +80,7 @@ async function extractTo(zip: ZipArchive, target: string, size: number): Promise
     await pipeline(await zip.openStream(DB_ENTRY), createWriteStream(temp, { flags: 'wx' }));
     if (!(await hasSize(temp, size))) throw new Error(`db.sqlite3 is not the ${size} bytes the zip says`);
     addIndexes(temp);
+    await keepSummaries(temp);
     // Flushed before the rename so that after a power cut the final name never holds a short file
     // (fsync through any descriptor flushes the file's data).
     const handle = await open(temp, 'r');
