@@ -5,7 +5,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { creationStatistics, typeCounts } from '../../query/aggregates.js';
-import type { Database, KeptSummaryName, SqlRow, SqlStatement } from '../types.js';
+import type { Database, KeptSummaryName, SqlRow } from '../types.js';
 
 const TABLE = 'quarry_summaries';
 
@@ -13,10 +13,10 @@ const TABLE = 'quarry_summaries';
 export async function keepSummaries(file: string): Promise<void> {
   const db = new BetterSqlite3(file, { fileMustExist: true });
   try {
-    const rows = (s: SqlStatement) => db.prepare(s.sql).all(...s.params) as SqlRow[];
+    // The aggregates' SQL, run synchronously on this connection (the copy is not served yet).
     const reader: Database = {
       dialect: 'sqlite',
-      all: async (s) => rows(s),
+      all: async (s) => db.prepare(s.sql).all(...s.params) as SqlRow[],
       values: async (s) =>
         db
           .prepare(s.sql)
