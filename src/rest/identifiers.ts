@@ -14,7 +14,7 @@ const UUID_REF = 'd55082b6-76dc-426b-af89-0e08b59524d2';
  * uuid.UUID to parse the result. Anything else in that position is an unknown URL.
  */
 export function isUuidPrefix(raw: string): boolean {
-  if (raw.length === 36 && CANONICAL_UUID.test(raw)) return true;
+  if (isCanonical(raw)) return true;
   const padded = raw + UUID_REF.slice(raw.length);
   const hex = padded
     .replaceAll('urn:', '')
@@ -27,7 +27,7 @@ export function isUuidPrefix(raw: string): boolean {
 /** aiida's loader re-inserts dashes at UUID positions, so `495a368d1` finds `495a368d-1…`. */
 function dashed(identifier: string): string {
   // Most ids are written in full already, and dashing changes nothing there.
-  if (identifier.length === 36 && CANONICAL_UUID.test(identifier)) return identifier;
+  if (isCanonical(identifier)) return identifier;
   let uuid = identifier.replaceAll('-', '');
   for (const pos of [20, 16, 12, 8]) {
     if (uuid.length > pos) uuid = `${uuid.slice(0, pos)}-${uuid.slice(pos)}`;
@@ -43,6 +43,8 @@ export function isCompleteUuid(raw: string): boolean {
 const LOWEST = '00000000-0000-0000-0000-000000000000';
 const HIGHEST = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID written in full with its dashes: the common case, taken as it is without rewriting. */
+const isCanonical = (raw: string): boolean => raw.length === 36 && CANONICAL_UUID.test(raw);
 
 const UUID = new Param('uuid');
 const UUID_LOW = new Param('uuid_low');

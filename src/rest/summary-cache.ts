@@ -3,7 +3,7 @@
  * it is served, so its summaries are computed once; a live database's are kept while its data version (a
  * cheap query) stays the same.
  */
-import type { StorageBackend } from '../storage/types.js';
+import type { KeptSummaryName, StorageBackend } from '../storage/types.js';
 
 const caches = new WeakMap<StorageBackend, Map<string, Promise<unknown>>>();
 
@@ -26,4 +26,16 @@ export async function summary<T>(
     value.catch(() => cache.delete(key));
   }
   return value;
+}
+
+/**
+ * The JSON of a summary the storage kept when it was prepared (an archive's extracted copy), if any. Only the
+ * whole database's are kept: a summary of one user's nodes is always computed.
+ */
+export async function keptSummary(
+  backend: StorageBackend,
+  name: KeptSummaryName,
+  user: number | undefined,
+): Promise<string | undefined> {
+  return user === undefined ? backend.keptSummary?.(name) : undefined;
 }

@@ -5,7 +5,7 @@ import { creationStatistics, typeCounts, type TypeCount } from '../../query/aggr
 import type { QsFilter } from '../../querystring/types.js';
 import { badRequest, inputError, notImplemented } from '../../rest/errors.js';
 import { nodeNamespace } from '../../rest/namespace.js';
-import { summary } from '../../rest/summary-cache.js';
+import { keptSummary, summary } from '../../rest/summary-cache.js';
 import type { AppContext } from '../context.js';
 import { envelope, envelopeJson, listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
@@ -30,7 +30,7 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
       backend,
       `statistics:${user}`,
       async () =>
-        (user === undefined ? await backend.keptSummary?.('creationStatistics') : undefined) ??
+        (await keptSummary(backend, 'creationStatistics', user)) ??
         JSON.stringify(await creationStatistics(backend.db, user)),
     );
     const { type, body } = envelopeJson(url, 'nodes', json, null);
@@ -46,7 +46,7 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
       // One scan of the types serves both endpoints; each keeps its own serialised answer.
       const types = () =>
         summary(backend, `types:${user}`, async (): Promise<TypeCount[]> => {
-          const kept = user === undefined ? await backend.keptSummary?.('typeCounts') : undefined;
+          const kept = await keptSummary(backend, 'typeCounts', user);
           return kept === undefined ? typeCounts(backend.db, user) : JSON.parse(kept);
         });
       const json = await summary(backend, `${path}:${user}`, async () =>
