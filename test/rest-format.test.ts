@@ -45,6 +45,25 @@ describe('stored datetimes', () => {
     }
   });
 
+  it('write the days of four centuries as Date does, at any time of the day, the same day again and again', () => {
+    const wrong: string[] = [];
+    const check = (text: string, instant: Date) => {
+      if (httpDate(text) !== instant.toUTCString()) wrong.push(text);
+    };
+    const start = Date.UTC(1900, 0, 1);
+    const days = Array.from({ length: 146_097 }, (_, day) => day);
+    // Every 11th day (every weekday, day of the month and month), and every day of 1900-1901, 2000-2001 and 2024-2025.
+    const leapYears = (day: number) => [0, 36_524, 45_290].some((first) => day >= first && day < first + 731);
+    for (const day of days.filter((d) => d % 11 === 0 || leapYears(d))) {
+      const instant = new Date(start + day * 86_400_000 + ((day * 7_919) % 86_400) * 1000);
+      check(instant.toISOString().replace('T', ' ').replace('.000Z', '.123456'), instant);
+      // The same day at another time: the day's part is kept, the time is not.
+      const later = new Date(instant.getTime() - (instant.getTime() % 86_400_000) + 86_399_000);
+      check(later.toISOString().slice(0, 19), later);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('move other offsets to GMT', () => {
     expect(httpDate('2019-03-20 23:30:00+02:00')).toBe('Wed, 20 Mar 2019 21:30:00 GMT');
     expect(httpDate('2019-03-20 23:30:00.25-0130')).toBe('Thu, 21 Mar 2019 01:00:00 GMT');

@@ -4,6 +4,7 @@
  * `+00:00` or `+00` optional) that string is cut from the text: parsing into a Date and formatting it again
  * cost 1.7 us per value, eight times more, forty times per page of twenty nodes.
  */
+import { KeptMap } from '../util/kept-map.js';
 
 /** Datetime text as stored (naive UTC, `T` or space, optional fraction and offset) -> Date. */
 function parseStoredDatetime(text: string): Date {
@@ -37,26 +38,47 @@ function digits(text: string, from: number, to: number): number {
   return n;
 }
 
+/**
+ * `Thu, 02 Nov 2023 ` for the date `2023-11-02`, or undefined for anything else (other years, days past a
+ * month's end). Kept by date: the nodes of an answer share few days, and writing the day's part once instead
+ * of at every value made each date a quarter to a third cheaper (0.31-0.44 instead of 0.42-0.57 us,
+ * serialised), forty of them per page of twenty nodes.
+ */
+const DAYS_KEPT = 20_000;
+const dayParts = new KeptMap<string | null>(DAYS_KEPT);
+
+function dayPart(date: string): string | undefined {
+  let part = dayParts.get(date);
+  if (part === undefined) part = dayParts.set(date, writeDayPart(date) ?? null);
+  return part ?? undefined;
+}
+
+function writeDayPart(date: string): string | undefined {
+  if (date[4] !== '-' || date[7] !== '-') return undefined;
+  const year = digits(date, 0, 4);
+  const month = digits(date, 5, 7);
+  const day = digits(date, 8, 10);
+  if (year < 1000 || month < 1 || month > 12 || day < 1) return undefined;
+  // A day past the month's end (30 February) is left to Date, as before.
+  if (day > daysInMonth(year, month)) return undefined;
+  const y = month < 3 ? year - 1 : year;
+  const weekday =
+    (y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + MONTH_SHIFT[month - 1]! + day) % 7;
+  return `${DAYS[weekday]}, ${date.slice(8, 10)} ${MONTHS[month - 1]} ${date.slice(0, 4)} `;
+}
+
 /** RFC 1123 cut from UTC datetime text, or undefined when the text is anything else (other offsets, years). */
 function httpDateOfUtcText(text: string): string | undefined {
   const sep = text.charCodeAt(10);
-  if (text.length < 19 || text[4] !== '-' || text[7] !== '-' || (sep !== 32 && sep !== 84)) return undefined;
-  if (text[13] !== ':' || text[16] !== ':') return undefined;
-  const year = digits(text, 0, 4);
-  const month = digits(text, 5, 7);
-  const day = digits(text, 8, 10);
+  if (text.length < 19 || (sep !== 32 && sep !== 84) || text[13] !== ':' || text[16] !== ':')
+    return undefined;
   const [hour, minute, second] = [digits(text, 11, 13), digits(text, 14, 16), digits(text, 17, 19)];
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 31) return undefined;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   let end = 19;
   if (text[end] === '.') while (++end < text.length && digits(text, end, end + 1) >= 0);
   if (end === 20 || !UTC_ZONES.has(text.slice(end))) return undefined;
-  const y = month < 3 ? year - 1 : year;
-  const weekday =
-    (y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + MONTH_SHIFT[month - 1]! + day) % 7;
-  // A day past the month's end (30 February) is left to Date, as before.
-  if (day > 28 && day > daysInMonth(year, month)) return undefined;
-  return `${DAYS[weekday]}, ${text.slice(8, 10)} ${MONTHS[month - 1]} ${text.slice(0, 4)} ${text.slice(11, 19)} GMT`;
+  const day = dayPart(text.slice(0, 10));
+  return day === undefined ? undefined : `${day}${text.slice(11, 19)} GMT`;
 }
 
 export class StoredDatetime {
