@@ -1,6 +1,6 @@
 /** Small synthetic .aiida archives (and broken ones) for the storage tests; no generator, no shared data. */
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,4 +92,9 @@ export function repositoryKeys(metadata: string[]): Set<string> {
   };
   for (const text of metadata) walk(JSON.parse(text));
   return keys;
+}
+
+/** The databases in a cache folder's copies of archives (each with its `.size` record beside it). */
+export function cachedFiles(cacheDir: string): string[] {
+  return readdirSync(join(cacheDir, 'archives')).filter((name) => name.endsWith('.sqlite3'));
 }

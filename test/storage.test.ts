@@ -1,15 +1,21 @@
-/** The archive backend on synthetic archives: opening, files, the extraction cache, concurrency, refusals. */
+/** The archive backend on synthetic archives: opening, files, concurrency, refusals. */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extractionCount } from '../src/storage/archive/extract.js';
 import { openZip } from '../src/storage/archive/zip.js';
-import { defaultCacheDir, openArchive, StorageOpenError } from '../src/storage/index.js';
+import { openArchive, StorageOpenError } from '../src/storage/index.js';
 import { CorruptObjectError } from '../src/storage/types.js';
-import { readAll, sha256, syntheticArchive, tempDir, zipOf, type Synthetic } from './storage-fixtures.js';
+import {
+  cachedFiles,
+  readAll,
+  sha256,
+  syntheticArchive,
+  tempDir,
+  zipOf,
+  type Synthetic,
+} from './storage-fixtures.js';
 
 async function refusal(file: string): Promise<string> {
   const error = await openArchive(file, { cacheDir: tempDir() }).then(
@@ -23,11 +29,6 @@ async function refusal(file: string): Promise<string> {
   const message = (error as Error).message;
   expect(message).not.toMatch(/\n|\s+at .+:\d+:\d+/);
   return message;
-}
-
-/** The cached databases (each with its `.size` record beside it). */
-function cachedFiles(cacheDir: string): string[] {
-  return readdirSync(join(cacheDir, 'archives')).filter((name) => name.endsWith('.sqlite3'));
 }
 
 describe('archive storage', () => {
@@ -149,86 +150,6 @@ describe('archive storage', () => {
     await b.close();
     expect((await readAll(stream)).equals(content)).toBe(true);
     await expect(object.stream()).rejects.toThrow(/closed/);
-  });
-});
-
-describe('the extraction cache', () => {
-  it('extracts the database once and reuses it on later opens', async () => {
-    const { file } = await syntheticArchive(5);
-    const cacheDir = tempDir();
-    const before = extractionCount();
-    await (await openArchive(file, { cacheDir })).close();
-    expect(extractionCount()).toBe(before + 1);
-    const [name] = cachedFiles(cacheDir);
-    const first = statSync(join(cacheDir, 'archives', name!));
-
-    await (await openArchive(file, { cacheDir })).close();
-    expect(extractionCount()).toBe(before + 1);
-    expect(cachedFiles(cacheDir)).toEqual([name]);
-    const second = statSync(join(cacheDir, 'archives', name!));
-    expect([second.ino, second.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
-  });
-
-  it('extracts once when one archive is opened several times at once, leaving no temporary files', async () => {
-    const { file } = await syntheticArchive(5);
-    const cacheDir = tempDir();
-    const before = extractionCount();
-    const backends = await Promise.all([1, 2, 3].map(() => openArchive(file, { cacheDir })));
-    await Promise.all(backends.map((b) => b.close()));
-    expect(extractionCount()).toBe(before + 1);
-    expect(cachedFiles(cacheDir)).toHaveLength(1);
-    expect(cachedFiles(cacheDir)[0]).toMatch(/^synthetic-[0-9a-f]{32}\.sqlite3$/);
-  });
-
-  it('extracts again when the archive changes, and when the cached copy is damaged', async () => {
-    const a = await syntheticArchive(5);
-    const cacheDir = tempDir();
-    await (await openArchive(a.file, { cacheDir })).close();
-    const b = await syntheticArchive(6);
-    copyFileSync(b.file, a.file);
-    const reopened = await openArchive(a.file, { cacheDir });
-    expect(await reopened.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
-      { n: 6 },
-    ]);
-    await reopened.close();
-    expect(cachedFiles(cacheDir)).toHaveLength(2);
-
-    // A copy cut short (say by a full disk outside Quarry's control) is not trusted.
-    for (const name of cachedFiles(cacheDir)) truncateSync(join(cacheDir, 'archives', name), 100);
-    const before = extractionCount();
-    const again = await openArchive(a.file, { cacheDir });
-    expect(await again.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
-      { n: 6 },
-    ]);
-    await again.close();
-    expect(extractionCount()).toBe(before + 1);
-  });
-
-  it('serves a database it could not summarise when extracting, without kept summaries', async () => {
-    // The synthetic db_dbnode has no ctime or process_type: the statistics scan fails, the copy is still good.
-    const { file } = await syntheticArchive(3);
-    const backend = await openArchive(file, { cacheDir: tempDir() });
-    try {
-      expect(await backend.keptSummary?.('creationStatistics')).toBeUndefined();
-      expect(await backend.db.all({ sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] })).toEqual([
-        { n: 3 },
-      ]);
-    } finally {
-      await backend.close();
-    }
-  });
-
-  it('says what to do when the cache folder cannot be written', async () => {
-    const { file } = await syntheticArchive(2);
-    const notAFolder = join(tempDir(), 'file');
-    writeFileSync(notAFolder, '');
-    await expect(openArchive(file, { cacheDir: notAFolder })).rejects.toThrow(/QUARRY_CACHE_DIR/);
-  });
-
-  it('lives in QUARRY_CACHE_DIR, else $XDG_CACHE_HOME/quarry, else ~/.cache/quarry', () => {
-    expect(defaultCacheDir({ QUARRY_CACHE_DIR: '/q', XDG_CACHE_HOME: '/x' })).toBe('/q');
-    expect(defaultCacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'quarry'));
-    expect(defaultCacheDir({})).toBe(join(homedir(), '.cache', 'quarry'));
   });
 });
 

@@ -6,6 +6,8 @@
  * temporary name, flushed, and renamed into place: a crash, a full disk or a second process starting at the
  * same moment can leave a stray temporary file, never a half-written database under the final name.
  *
+ * A new copy of an archive file replaces the copies that file had before (copy-sources.ts).
+ *
  * The copy is Quarry's own, so it gains indexes for the requests clients make most (archives carry aiida's
  * single-column indexes only) and the node summaries computed once (kept-summaries.ts); the archive itself
  * is never written.
@@ -17,6 +19,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'nod
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { StorageOpenError } from '../types.js';
+import { dropSupersededCopies, noteSource, sourcePath } from './copy-sources.js';
 import { keepSummaries } from './kept-summaries.js';
 import { oneLine, type ZipArchive } from './zip.js';
 
@@ -55,11 +58,21 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
-  if (await isComplete(target)) return target;
+  const source = await sourcePath(zip.file);
+  if (await isComplete(target)) {
+    await noteSource(target, source);
+    return target;
+  }
 
   let job = pending.get(target);
   if (!job) {
-    job = extractTo(zip, target, entry.size).finally(() => pending.delete(target));
+    job = extractTo(zip, target, entry.size)
+      .then(async (copy) => {
+        await noteSource(copy, source);
+        await dropSupersededCopies(dir, copy, source);
+        return copy;
+      })
+      .finally(() => pending.delete(target));
     pending.set(target, job);
   }
   return job;
