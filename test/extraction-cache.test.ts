@@ -103,6 +103,25 @@ describe('the extraction cache', () => {
     ).toEqual([]);
   });
 
+  it('keeps a copy a running server still reads, and removes it at a later start once it is closed', async () => {
+    const cacheDir = tempDir();
+    const a = (await syntheticArchive(5)).file;
+    const count = { sql: 'SELECT count(*) AS n FROM db_dbnode', params: [] };
+    const running = await openArchive(a, { cacheDir });
+    try {
+      copyFileSync((await syntheticArchive(6)).file, a);
+      await (await openArchive(a, { cacheDir })).close();
+      expect(cachedFiles(cacheDir)).toHaveLength(2);
+      expect(await running.db.all(count)).toEqual([{ n: 5 }]);
+    } finally {
+      await running.close();
+    }
+    const reopened = await openArchive(a, { cacheDir });
+    expect(await reopened.db.all(count)).toEqual([{ n: 6 }]);
+    await reopened.close();
+    expect(cachedFiles(cacheDir)).toHaveLength(1);
+  });
+
   it('serves a database it could not summarise when extracting, without kept summaries', async () => {
     // The synthetic db_dbnode has no ctime or process_type: the statistics scan fails, the copy is still good.
     const { file } = await syntheticArchive(3);

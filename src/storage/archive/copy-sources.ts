@@ -6,9 +6,11 @@
  *
  * Copies are shared by identical archives (same size, time and directory) wherever they lie, so a copy goes
  * only once no archive file it was made for still uses it; archives of the same name in other folders keep
- * theirs. Copies made before these lists existed have none and are left alone. All of this is tidying: a
- * failure here never stops a server from starting.
+ * theirs. A copy a running Quarry still reads (an older version during an upgrade) stays until a later start
+ * finds it unused. Copies made before these lists existed have none and are left alone. All of this is
+ * tidying: a failure here never stops a server from starting.
  */
+import BetterSqlite3 from 'better-sqlite3';
 import { appendFile, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -34,9 +36,9 @@ export async function noteSource(copy: string, source: string): Promise<void> {
 }
 
 /**
- * After `current` was made for the archive at `source`: the other copies in `dir` no longer serve that file,
- * and those left serving none are removed (the size beside a copy first, so that a copy half removed is never
- * trusted).
+ * With `current` serving the archive at `source`: the other copies in `dir` no longer serve that file, and
+ * those left serving none are removed unless still open (the size beside a copy first, so that a copy half
+ * removed is never trusted).
  */
 export async function dropSupersededCopies(dir: string, current: string, source: string): Promise<void> {
   try {
@@ -50,11 +52,31 @@ export async function dropSupersededCopies(dir: string, current: string, source:
         await writeFile(`${copy}${SOURCES}`, others.map((s) => `${s}\n`).join(''));
         continue;
       }
+      if (isOpen(copy)) continue;
       for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`]) {
         await rm(file, { force: true });
       }
     }
   } catch {
     // A copy left behind costs disk space, nothing else.
+  }
+}
+
+/**
+ * Whether a process has the copy open. Quarry reads its copies with `locking_mode = EXCLUSIVE`, so every
+ * connection that has read keeps a shared lock, and no exclusive lock can be had while one is open; a
+ * worker replaced after a query timeout opens the file again by its name, so an open copy must stay.
+ */
+function isOpen(copy: string): boolean {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(copy, { fileMustExist: true, timeout: 0 });
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('ROLLBACK');
+    return false;
+  } catch {
+    return true;
+  } finally {
+    db?.close();
   }
 }

@@ -61,6 +61,8 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
   const source = await sourcePath(zip.file);
   if (await isComplete(target)) {
     await noteSource(target, source);
+    // A copy that was still open when this one was made may be unused by now.
+    await dropSupersededCopies(dir, target, source);
     return target;
   }
 
