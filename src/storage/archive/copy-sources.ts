@@ -37,29 +37,25 @@ export async function noteSource(copy: string, source: string): Promise<void> {
 
 /**
  * With `current` serving the archive at `source`: the other copies in `dir` no longer serve that file, and
- * those left serving none are removed unless still open (the size beside a copy first, so that a copy half
- * removed is never trusted).
+ * those left serving none are removed unless still open. A copy left behind costs disk space, nothing else.
  */
 export async function dropSupersededCopies(dir: string, current: string, source: string): Promise<void> {
-  try {
-    for (const name of await readdir(dir)) {
-      if (!name.endsWith(`.sqlite3${SOURCES}`)) continue;
-      const copy = join(dir, name.slice(0, -SOURCES.length));
-      const sources = copy === current ? undefined : await sourcesOf(copy);
-      if (!sources?.includes(source)) continue;
-      const others = sources.filter((s) => s !== source);
-      if (others.length > 0) {
-        await writeFile(`${copy}${SOURCES}`, others.map((s) => `${s}\n`).join(''));
-        continue;
-      }
-      if (isOpen(copy)) continue;
-      for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`]) {
-        await rm(file, { force: true });
-      }
-    }
-  } catch {
-    // A copy left behind costs disk space, nothing else.
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.endsWith(`.sqlite3${SOURCES}`))) {
+    const copy = join(dir, name.slice(0, -SOURCES.length));
+    if (copy !== current) await dropSource(copy, source).catch(() => undefined);
   }
+}
+
+/** `copy` no longer serves `source`; removed if it serves nothing else (its size first: never half trusted). */
+async function dropSource(copy: string, source: string): Promise<void> {
+  const sources = await sourcesOf(copy);
+  if (!sources?.includes(source)) return;
+  const others = sources.filter((s) => s !== source);
+  if (others.length > 0) return writeFile(`${copy}${SOURCES}`, others.map((s) => `${s}\n`).join(''));
+  if (isOpen(copy)) return;
+  for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`])
+    await rm(file, { force: true });
 }
 
 /**
