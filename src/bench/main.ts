@@ -21,6 +21,7 @@ import { machineTicks, processTable, processTree } from './process-table.js';
 import { loadIntoPostgres } from './pg-load.js';
 import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
+import { steadily } from './steady.js';
 
 interface Options {
   nodes: number;
@@ -29,6 +30,8 @@ interface Options {
   duration: number;
   warmup: number;
   processes: number;
+  stealLimit: number;
+  tries: number;
   only?: string;
   target?: string;
   out: string;
@@ -176,13 +179,16 @@ async function main(options: Options) {
     const emptyRoute = { method: 'GET' as const, paths: ['/'] };
     await load(`http://127.0.0.1:${empty.port}`, emptyRoute, busiest, options.warmup);
     for (const kind of kinds) await load(base, kind, busiest, options.warmup);
+    const steady = (measure: () => Promise<Measure>) => steadily(measure, options);
     for (const connections of levels) {
       const floorRun = () =>
-        load(`http://127.0.0.1:${empty.port}`, emptyRoute, connections, options.duration, empty.proc.pid);
+        steady(() =>
+          load(`http://127.0.0.1:${empty.port}`, emptyRoute, connections, options.duration, empty.proc.pid),
+        );
       const before = await floorRun();
       const measured: { kind: RequestKind; figures: Measure; data: number | undefined }[] = [];
       for (const kind of kinds) {
-        const figures = await load(base, kind, connections, options.duration, server?.proc.pid);
+        const figures = await steady(() => load(base, kind, connections, options.duration, server?.proc.pid));
         measured.push({
           kind,
           figures,
@@ -258,9 +264,15 @@ function markdownTable(rows: Record<string, unknown>[]): string {
     '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) | steal % |';
   const lines = rows.map((r) => {
     const num = (v: unknown, digits: number) => (typeof v === 'number' ? v.toFixed(digits) : '');
-    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${String(r.stealPct)} |`;
+    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${stealCell(r)} |`;
   });
   return [head, '|' + ' --- |'.repeat(9), ...lines].join('\n') + '\n';
+}
+
+/** The share stolen, and how many measurements it took to find one that steady (when more than one). */
+function stealCell(r: Record<string, unknown>): string {
+  const tries = r.tries as number | undefined;
+  return tries !== undefined && tries > 1 ? `${String(r.stealPct)} (${tries} tries)` : String(r.stealPct);
 }
 
 function printTable(rows: Record<string, unknown>[]) {
@@ -288,16 +300,22 @@ function printTable(rows: Record<string, unknown>[]) {
     r.cpuMs === undefined ? '' : (r.cpuMs as number).toFixed(3),
     r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
     r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
-    String(r.stealPct),
+    stealCell(r),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   for (const line of [head, ...lines])
     console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 }
 
-const processCount = (v: string) => {
+const atLeastOne = (option: string) => (v: string) => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error('--processes must be a whole number >= 1');
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${option} must be a whole number >= 1`);
+  return n;
+};
+
+const percent = (v: string) => {
+  const n = Number(v);
+  if (!(n >= 0 && n <= 100)) throw new Error('--steal-limit must be a percentage from 0 to 100');
   return n;
 };
 
@@ -326,8 +344,20 @@ new Command('bench')
   .option(
     '--processes <n>',
     'Quarry server processes (as quarry serve --processes)',
-    processCount,
+    atLeastOne('--processes'),
     availableParallelism(),
+  )
+  .option(
+    '--steal-limit <percent>',
+    'measure again while the host stole more of the CPU than this during a measurement',
+    percent,
+    10,
+  )
+  .option(
+    '--tries <n>',
+    'measurements at most for each row (the least disturbed is kept)',
+    atLeastOne('--tries'),
+    3,
   )
   .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
