@@ -58,23 +58,19 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
+  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size);
+  // Also when the copy was there already: a copy still open when this one was made may be unused by now.
   const source = await sourcePath(zip.file);
-  if (await isComplete(target)) {
-    await noteSource(target, source);
-    // A copy that was still open when this one was made may be unused by now.
-    await dropSupersededCopies(dir, target, source);
-    return target;
-  }
+  await noteSource(target, source);
+  await dropSupersededCopies(dir, target, source);
+  return target;
+}
 
+/** Extracts into `target`, once however many opens of the archive ask for it at the same time. */
+function extractOnce(zip: ZipArchive, target: string, size: number): Promise<string> {
   let job = pending.get(target);
   if (!job) {
-    job = extractTo(zip, target, entry.size)
-      .then(async (copy) => {
-        await noteSource(copy, source);
-        await dropSupersededCopies(dir, copy, source);
-        return copy;
-      })
-      .finally(() => pending.delete(target));
+    job = extractTo(zip, target, size).finally(() => pending.delete(target));
     pending.set(target, job);
   }
   return job;
