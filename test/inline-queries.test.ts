@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteWorkerPool } from '../src/storage/sqlite-workers.js';
+import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
@@ -18,10 +18,10 @@ const PAGE = {
 
 describe('statements measured quick run in the server thread', () => {
   let backend: StorageBackend;
-  let pool: SqliteWorkerPool;
+  let pool: SqlitePool;
   beforeAll(async () => {
     backend = await openArchive(await smallArchive(300, 4), { cacheDir: tempDir() });
-    pool = backend.db as SqliteWorkerPool;
+    pool = backend.db as SqlitePool;
   });
   afterAll(async () => backend.close());
 
@@ -58,8 +58,8 @@ describe('statements measured quick run in the server thread', () => {
   it('never runs a live database statement inline unless it reads one row by a unique key', async () => {
     // A copy opened as a live database would be: its data may change between two runs.
     const file = join(tempDir(), 'live.sqlite3');
-    copyFileSync((backend.db as SqliteWorkerPool).file, file);
-    const live = await SqliteWorkerPool.open(file, { unchanging: false });
+    copyFileSync((backend.db as SqlitePool).file, file);
+    const live = await SqlitePool.open(file, { unchanging: false });
     try {
       await live.all(PAGE);
       await live.all(PAGE);

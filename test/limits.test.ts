@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteWorkerPool, QueryTimeoutError } from '../src/storage/sqlite-workers.js';
+import { SqlitePool, QueryTimeoutError } from '../src/storage/sqlite-pool.js';
 import { buildApp } from '../src/http/app.js';
 import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
@@ -97,6 +97,6 @@ describe('query time limit', () => {
     const { join } = await import('node:path');
     const bad = join(tempDir(), 'bad.sqlite3');
     writeFileSync(bad, 'not a database at all');
-    await expect(SqliteWorkerPool.open(bad)).rejects.toThrow(/not a readable AiiDA database/);
+    await expect(SqlitePool.open(bad)).rejects.toThrow(/not a readable AiiDA database/);
   });
 });

@@ -7,7 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
-import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
+import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
 
@@ -86,7 +86,7 @@ export async function dataFloor(
       await client.end();
     }
   }
-  if (!(backend.db instanceof SqliteWorkerPool)) return undefined;
+  if (!(backend.db instanceof SqlitePool)) return undefined;
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
   // As the server reads an archive's database: keeping the lock and page cache between statements.

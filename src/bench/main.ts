@@ -13,7 +13,7 @@ import { Command, Option } from 'commander';
 import { buildApp } from '../http/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
-import { SqliteWorkerPool } from '../storage/sqlite-workers.js';
+import { SqlitePool } from '../storage/sqlite-pool.js';
 import { benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
@@ -154,7 +154,7 @@ async function main(options: Options) {
     pgUrl = cluster.url('bench');
     const archive = await openArchive(file);
     process.stderr.write(`loading ${options.nodes} nodes into PostgreSQL\n`);
-    await loadIntoPostgres((archive.db as SqliteWorkerPool).file, pgUrl);
+    await loadIntoPostgres((archive.db as SqlitePool).file, pgUrl);
     await archive.close();
   }
   const backend = await benchBackend(file, pgUrl);

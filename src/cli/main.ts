@@ -58,8 +58,20 @@ program
     integer('processes'),
     availableParallelism(),
   )
-  .option('--workers <n>', 'worker threads running queries, per archive and process', integer('workers'), 2)
-  .option('--query-timeout <seconds>', 'time limit of one query', positive('query-timeout'), 30)
+  .option('--workers <n>', 'query processes per SQLite source and serving process', integer('workers'), 2)
+  .option('--query-timeout <seconds>', "time limit of one request's queries", positive('query-timeout'), 30)
+  .option(
+    '--max-waiting <n>',
+    'queries that may wait for a connection, per source and process, before more are refused with 503',
+    integer('max-waiting'),
+    256,
+  )
+  .option(
+    '--query-memory <MB>',
+    'most memory one SQLite query may use before it is stopped',
+    positive('query-memory'),
+    1024,
+  )
   .option('--max-body <bytes>', 'largest request body accepted', integer('max-body'), 1024 * 1024)
   .option('--max-vertices <n>', 'most vertices in a posted QueryBuilder path', integer('max-vertices'), 12)
   .option(

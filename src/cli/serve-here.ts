@@ -29,6 +29,8 @@ async function openBackends(files: string[], options: ServeOptions): Promise<Sto
       cacheDir: options.cacheDir ?? defaultCacheDir(),
       workers: options.workers,
       queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+      maxWaiting: options.maxWaiting,
+      queryMemoryMb: options.queryMemory,
       onIdleError: (error: Error) =>
         process.stderr.write(`quarry: database session lost: ${error.message}\n`),
     };
@@ -71,6 +73,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     posting: options.posting,
     logger: options.log,
     bodyLimit: options.maxBody,
+    queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     queryLimits: Object.fromEntries(
       Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(
         ([, v]) => v !== undefined,

@@ -16,6 +16,8 @@ export interface ServeOptions {
   log?: boolean;
   workers?: number;
   queryTimeout?: number;
+  maxWaiting?: number;
+  queryMemory?: number;
   maxBody?: number;
   maxVertices?: number;
   maxInList?: number;

@@ -67,6 +67,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const { status, body } = errorAnswer(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (error instanceof HttpError) reply.headers(error.headers);
+    // A refusal because the server is busy says when to come back.
+    const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
+    if (typeof retryAfter === 'number') reply.header('Retry-After', String(retryAfter));
     return reply.code(status).send(body);
   });
   return app;

@@ -17,6 +17,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Bounds on POSTed QueryBuilder dictionaries (vertices, IN-list length, projections). */
   queryLimits?: Partial<QueryLimits>;
+  /** Time limit of one request's queries, in milliseconds (default 30 s). */
+  queryTimeoutMs?: number;
   logger?: boolean;
 }
 
@@ -27,6 +29,7 @@ export interface AppContext {
   limitDefault: number;
   perpageDefault: number;
   queryLimits: QueryLimits;
+  queryTimeoutMs: number;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -38,5 +41,6 @@ export function contextFrom(options: AppOptions): AppContext {
     limitDefault: options.limitDefault ?? 400,
     perpageDefault: options.perpageDefault ?? 20,
     queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
+    queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { parseQueryString } from '../querystring/index.js';
 import type { ParsedQueryString } from '../querystring/types.js';
 import { HttpError } from '../rest/errors.js';
+import { budgeted } from '../storage/budgeted.js';
 import type { StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
@@ -15,10 +16,15 @@ export interface ParsedRequest {
   backend: StorageBackend;
 }
 
-export function parseRequest(ctx: AppContext, request: FastifyRequest): ParsedRequest {
+/**
+ * `heavy`: the request runs the client's own query (a posted QueryBuilder dictionary), which goes to the lane
+ * that never takes every connection. The time limit counts from here, for all of the request's queries.
+ */
+export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = false): ParsedRequest {
   const url = requestUrl(request);
   const qs = parsedQuery(url.rawQuery);
-  return { url, qs, backend: selectBackend(ctx, qs.profile) };
+  const budget = { deadline: Date.now() + ctx.queryTimeoutMs, heavy };
+  return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };
 }
 
 /**

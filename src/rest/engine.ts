@@ -11,6 +11,7 @@ import {
   type QueryLimits,
   type ResultRow,
 } from '../query/index.js';
+import { originOf } from '../storage/budgeted.js';
 import type { StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { derivedFrom } from '../util/derived.js';
@@ -67,8 +68,9 @@ export async function queryCount(
       ? ''
       : undefined;
   if (version === undefined) return count();
-  let cache = counts.get(backend);
-  if (!cache || cache.version !== version) counts.set(backend, (cache = { version, kept: new Map() }));
+  let cache = counts.get(originOf(backend));
+  if (!cache || cache.version !== version)
+    counts.set(originOf(backend), (cache = { version, kept: new Map() }));
   const kept = cache.kept;
   const countKey = values === undefined ? key : `${key}\u0001${JSON.stringify(values)}`;
   let value = kept.get(countKey);

@@ -3,6 +3,7 @@
  * it is served, so its summaries are computed once; a live database's are kept while its data version (a
  * cheap query) stays the same.
  */
+import { originOf } from '../storage/budgeted.js';
 import type { KeptSummaryName, StorageBackend } from '../storage/types.js';
 
 const caches = new WeakMap<StorageBackend, Map<string, Promise<unknown>>>();
@@ -14,8 +15,8 @@ export async function summary<T>(
 ): Promise<T> {
   const version = backend.dataVersion ? await backend.dataVersion() : '';
   const key = `${name}@${version}`;
-  let cache = caches.get(backend);
-  if (!cache) caches.set(backend, (cache = new Map()));
+  let cache = caches.get(originOf(backend));
+  if (!cache) caches.set(originOf(backend), (cache = new Map()));
   let value = cache.get(key) as Promise<T> | undefined;
   if (!value) {
     // Only the newest version of each summary is worth keeping.

@@ -7,13 +7,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openContainer } from './disk-objectstore.js';
-import { SqliteWorkerPool } from './sqlite-workers.js';
-import { StorageOpenError, type StorageBackend } from './types.js';
+import { SqlitePool } from './sqlite-pool.js';
+import { StorageOpenError, type QuerySettings, type StorageBackend } from './types.js';
 
-export interface ProfileOptions {
-  /** Worker threads (SQLite) or most sessions (PostgreSQL). */
-  workers?: number;
-  queryTimeoutMs?: number;
+export interface ProfileOptions extends QuerySettings {
   onIdleError?: (error: Error) => void;
 }
 
@@ -62,6 +59,7 @@ export async function openProfile(
       name,
       poolSize: options.workers,
       timeoutMs: options.queryTimeoutMs,
+      maxWaiting: options.maxWaiting,
       onIdleError: options.onIdleError,
     });
   }
@@ -115,6 +113,7 @@ export async function openPostgresUrl(
     name: options.name ?? (new URL(url).pathname.slice(1) || 'postgres'),
     poolSize: options.workers,
     timeoutMs: options.queryTimeoutMs,
+    maxWaiting: options.maxWaiting,
     onIdleError: options.onIdleError,
   });
 }
@@ -130,9 +129,14 @@ export async function openSqliteDos(
     throw new StorageOpenError(`${root} is not a core.sqlite_dos storage folder (it has no database.sqlite)`);
   }
   const repository = await openContainer(join(root, 'container'));
-  let db: SqliteWorkerPool;
+  let db: SqlitePool;
   try {
-    db = await SqliteWorkerPool.open(dbFile, { size: options.workers, timeoutMs: options.queryTimeoutMs });
+    db = await SqlitePool.open(dbFile, {
+      size: options.workers,
+      timeoutMs: options.queryTimeoutMs,
+      maxWaiting: options.maxWaiting,
+      memoryMb: options.queryMemoryMb,
+    });
   } catch (error) {
     await repository.close();
     throw new StorageOpenError(`${dbFile} cannot be read as an AiiDA database: ${(error as Error).message}`);

@@ -16,11 +16,25 @@ export interface SqlStatement {
 
 export type SqlRow = Record<string, unknown>;
 
+/**
+ * What one request may spend on the database: every statement it runs (a page and its count, a node and its
+ * links) shares one deadline, so that the time limit bounds the request, not each of its statements.
+ */
+export interface QueryBudget {
+  /** When the request's time is up (milliseconds, as Date.now()). */
+  readonly deadline: number;
+  /**
+   * The statements are the client's own (a posted QueryBuilder query): they run in the heavy lane, which never
+   * takes every connection, so that the API's ordinary requests keep answering beside them.
+   */
+  readonly heavy?: boolean;
+}
+
 export interface Database {
   readonly dialect: Dialect;
-  all(statement: SqlStatement): Promise<SqlRow[]>;
+  all(statement: SqlStatement, budget?: QueryBudget): Promise<SqlRow[]>;
   /** The rows as arrays of their column values, in the statement's order: no object per row to build. */
-  values(statement: SqlStatement): Promise<unknown[][]>;
+  values(statement: SqlStatement, budget?: QueryBudget): Promise<unknown[][]>;
   close(): Promise<void>;
 }
 
@@ -57,6 +71,18 @@ export interface StorageBackend {
 /** Summaries a storage may keep: the name of the function of query/aggregates.ts whose result it is. */
 export type KeptSummaryName = 'creationStatistics' | 'typeCounts';
 
+/** How a storage runs its queries; every field has a default. */
+export interface QuerySettings {
+  /** Query processes (SQLite) or most sessions (PostgreSQL). */
+  workers?: number;
+  /** Time limit of a request's queries, in milliseconds (default 30 s). */
+  queryTimeoutMs?: number;
+  /** Ordinary queries that may wait for a connection before more are refused with 503 (default 256). */
+  maxWaiting?: number;
+  /** Most memory one SQLite query may use, in MB (default 1024). */
+  queryMemoryMb?: number;
+}
+
 /** Raised when a storage cannot be opened; its message is one line that says what to do. */
 export class StorageOpenError extends Error {
   override name = 'StorageOpenError';
@@ -66,6 +92,31 @@ export class StorageOpenError extends Error {
 export class QueryTimeoutError extends Error {
   readonly status = 503;
   override name = 'QueryTimeoutError';
+}
+
+/**
+ * A query ended without an answer other than by the time limit: it needed more memory than the server allows
+ * a query, or the process running it died. The server is fine; this one query was too heavy.
+ */
+export class QueryStoppedError extends Error {
+  readonly status = 503;
+  override name = 'QueryStoppedError';
+}
+
+/**
+ * Too many queries wait already: the request is refused at once (503 with Retry-After) instead of joining a
+ * queue whose wait would only grow.
+ */
+export class ServerBusyError extends Error {
+  readonly status = 503;
+  override name = 'ServerBusyError';
+  constructor(
+    message: string,
+    /** Seconds after which a retry is likely to be admitted. */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+  }
 }
 
 /** The database cannot be reached now (stopped, restarting, network): answered 503 until it is back. */

@@ -32,7 +32,7 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
       });
   });
   app.post(path, async (request, reply) => {
-    const { url, backend } = parseRequest(ctx, request);
+    const { url, backend } = parseRequest(ctx, request, true);
     const result = await postQueryBuilder(backend, request.body, ctx.queryLimits);
     return reply.headers(listHeaders(result.total)).send({
       data: result.data,

@@ -6,10 +6,11 @@
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
-import { SqliteWorkerPool } from '../sqlite-workers.js';
+import { SqlitePool } from '../sqlite-pool.js';
 import {
   StorageOpenError,
   type Database,
+  type QuerySettings,
   type Repository,
   type RepositoryObject,
   type StorageBackend,
@@ -26,13 +27,9 @@ const SUPPORTED_VERSIONS = new Set(['1.0', 'main_0000', 'main_0000a', 'main_0000
 /** metadata.json is a few kB; anything huge is not one, and must not be read into memory. */
 const MAX_METADATA_BYTES = 16 << 20;
 
-export interface OpenArchiveOptions {
+export interface OpenArchiveOptions extends QuerySettings {
   /** Where the extracted database goes; default: see defaultCacheDir(). */
   cacheDir?: string;
-  /** Worker threads running queries (default 2). */
-  workers?: number;
-  /** Time limit of one query, in milliseconds (default 30 s). */
-  queryTimeoutMs?: number;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
@@ -47,9 +44,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     }
     const dbFile = await extractDatabase(zip, options.cacheDir ?? defaultCacheDir());
     try {
-      db = await SqliteWorkerPool.open(dbFile, {
+      db = await SqlitePool.open(dbFile, {
         size: options.workers,
         timeoutMs: options.queryTimeoutMs,
+        maxWaiting: options.maxWaiting,
+        memoryMb: options.queryMemoryMb,
         unchanging: true,
       });
     } catch (error) {

@@ -4,11 +4,13 @@
  * 503 quickly, and the pool reconnects by itself once it is back.
  */
 import pg from 'pg';
+import { Admission } from '../admission.js';
 import {
   DatabaseUnavailableError,
   QueryDataError,
   QueryTimeoutError,
   type Database,
+  type QueryBudget,
   type SqlRow,
   type SqlStatement,
 } from '../types.js';
@@ -22,6 +24,8 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** How long a request waits for a session or a connection before answering 503 (default 5 s). */
   connectTimeoutMs?: number;
+  /** Ordinary queries that may wait for a session before more are refused (default 256). */
+  maxWaiting?: number;
   /** Where to report sessions that fail while idle (the database restarted, say). */
   onIdleError?: (error: Error) => void;
 }
@@ -57,44 +61,120 @@ export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly where: string;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly admission: Admission;
 
   constructor(options: PostgresOptions) {
-    const timeout = Math.max(1, Math.round(options.timeoutMs ?? 30_000));
+    this.timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? 30_000));
+    this.url = options.url;
     const url = new URL(options.url);
     this.where = `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
+    const size = options.poolSize ?? 8;
     this.pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolSize ?? 8,
+      max: size,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
       application_name: 'quarry',
-      options: `-c default_transaction_read_only=on -c statement_timeout=${timeout} -c TimeZone=UTC`,
+      // The session's own statement timeout stops a statement even if Quarry's cancel never reaches the server.
+      options: `-c default_transaction_read_only=on -c statement_timeout=${this.timeoutMs} -c TimeZone=UTC`,
       types,
     });
+    // Every use of the pool is admitted first, so it never has requests queued inside it.
+    this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
     // An idle session dropped by the server (restart, admin) must not bring the process down.
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
-  async all(statement: SqlStatement): Promise<SqlRow[]> {
+  all(statement: SqlStatement, budget?: QueryBudget): Promise<SqlRow[]> {
+    return this.run(statement, false, budget) as Promise<SqlRow[]>;
+  }
+
+  values(statement: SqlStatement, budget?: QueryBudget): Promise<unknown[][]> {
+    return this.run(statement, true, budget) as Promise<unknown[][]>;
+  }
+
+  private async run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
+    const deadline = budget?.deadline ?? Date.now() + this.timeoutMs;
+    const heavy = budget?.heavy === true;
+    if (!this.admission.tryEnter(heavy)) await this.admission.wait(heavy, deadline, this.timeoutMs / 1000);
     try {
-      const result = await this.pool.query(statement.sql, statement.params);
-      return result.rows as SqlRow[];
+      const client = await this.connect();
+      return await this.runOn(client, statement, arrays, deadline);
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      this.admission.leave(heavy);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
     } catch (error) {
       throw this.translate(error);
     }
   }
 
-  async values(statement: SqlStatement): Promise<unknown[][]> {
-    try {
-      const result = await this.pool.query({
-        text: statement.sql,
-        values: statement.params,
-        rowMode: 'array',
-      });
-      return result.rows as unknown[][];
-    } catch (error) {
-      throw this.translate(error);
+  /**
+   * Run one statement on a session, cancelled on the server when the request's time is up. A cancelled
+   * session is closed rather than reused: a cancel that arrives late must not stop another request's query.
+   */
+  private runOn(
+    client: pg.PoolClient,
+    statement: SqlStatement,
+    arrays: boolean,
+    deadline: number,
+  ): Promise<unknown[]> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      client.release();
+      return Promise.reject(this.timedOut());
     }
+    const query: Promise<{ rows: unknown[] }> = arrays
+      ? client.query({ text: statement.sql, values: statement.params, rowMode: 'array' })
+      : client.query(statement.sql, statement.params);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (release: () => void, answer: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        client.removeListener('error', onError);
+        release();
+        answer();
+      };
+      // Any error leaves the session in doubt: it is closed, not given back (as pg's own pool.query does).
+      const onError = (error: Error) =>
+        settle(
+          () => client.release(error),
+          () => reject(error),
+        );
+      client.once('error', onError);
+      const timer = setTimeout(
+        () =>
+          settle(
+            () => (cancelQuery(this.url, client), client.release(true)),
+            () => reject(this.timedOut()),
+          ),
+        remaining,
+      );
+      query.then(
+        (result) =>
+          settle(
+            () => client.release(),
+            () => resolve(result.rows as unknown[]),
+          ),
+        onError,
+      );
+    });
+  }
+
+  private timedOut(): QueryTimeoutError {
+    return new QueryTimeoutError(
+      `the request's queries ran longer than the time limit of ${this.timeoutMs / 1000} s and were stopped; narrow the request with filters or a smaller limit`,
+    );
   }
 
   /** Sessions open, idle, and requests waiting for one (for tests and monitoring). */
@@ -105,11 +185,8 @@ export class PostgresDatabase implements Database {
   private translate(error: unknown): Error {
     const e = error as Error & { code?: string };
     const code = e.code ?? '';
-    if (code === '57014') {
-      return new QueryTimeoutError(
-        'The query took longer than the time limit of this server; narrow it down.',
-      );
-    }
+    if (e instanceof QueryTimeoutError || e instanceof DatabaseUnavailableError) return e;
+    if (code === '57014') return this.timedOut();
     if (code.startsWith('22') || code === '42883' || code === '42804') {
       return new QueryDataError(
         `The database cannot compare or convert a value of this request: ${e.message}`,
@@ -126,6 +203,21 @@ export class PostgresDatabase implements Database {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * Ask the server to stop the statement a session is running (PostgreSQL's cancel request, sent on a
+ * connection of its own). Nothing waits for it: the request has been answered already.
+ */
+function cancelQuery(url: string, client: pg.PoolClient) {
+  const running = (client as unknown as { activeQuery?: unknown }).activeQuery;
+  if (!running) return;
+  // Client.cancel is how pg sends a cancel request; its typings leave it out.
+  const canceller = new pg.Client({ connectionString: url }) as pg.Client & {
+    cancel(target: pg.ClientBase, query: unknown): void;
+  };
+  canceller.on('error', () => undefined);
+  canceller.cancel(client, running);
 }
 
 function isConnectionFailure(error: Error): boolean {

@@ -1,0 +1,283 @@
+/**
+ * A read-only SQLite database served by a pool of query processes: queries use every core, the event loop
+ * stays free while they run, and a query is stopped for real when its request's time is up or when it needs
+ * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
+ * Which query runs when is the admission's (lanes, bounded waiting); statements known to be quick run in this
+ * thread, where a round trip to a process would cost more than they do.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { KeptMap } from '../util/kept-map.js';
+import { Admission } from './admission.js';
+import { QueryProcess } from './query-process.js';
+import {
+  QueryStoppedError,
+  QueryTimeoutError,
+  StorageOpenError,
+  type Database,
+  type QueryBudget,
+  type SqlRow,
+  type SqlStatement,
+} from './types.js';
+
+export { QueryTimeoutError };
+
+export interface PoolOptions {
+  /** Query processes (default: 2). */
+  size?: number;
+  /** Time limit of a request's queries in milliseconds, when the request brings no deadline (default 30 s). */
+  timeoutMs?: number;
+  /**
+   * The file never changes while served (an archive's extracted copy, Quarry's own): each connection keeps
+   * its shared lock and page cache instead of checking the file at every statement (half the time of a
+   * point lookup). Never for a live database, whose writers the held lock would block.
+   */
+  unchanging?: boolean;
+  /** Ordinary queries that may wait for a process before more are refused (default 256). */
+  maxWaiting?: number;
+  /** Most memory one query's process may hold, in MB (default 1024); past it the query is stopped. */
+  memoryMb?: number;
+}
+
+/**
+ * A statement that took less than this in a process runs inline from then on. On an unchanging database the
+ * same SQL with the same values does the same work every time, so it cannot turn slow.
+ */
+const INLINE_MS = 1;
+/** A statement whose SQL once ran this long, or was stopped, runs in the heavy lane from then on. */
+const HEAVY_MS = 250;
+const MEASURED_KEPT = 20_000;
+/** How often a running query's memory is looked at. */
+const MEMORY_CHECK_MS = 100;
+
+interface Slot {
+  process: QueryProcess;
+  busy: boolean;
+}
+
+export class SqlitePool implements Database {
+  readonly dialect = 'sqlite' as const;
+  private readonly slots: Slot[] = [];
+  private readonly admission: Admission;
+  private closed = false;
+  private readonly timeoutMs: number;
+  private readonly unchanging: boolean;
+  private readonly memoryMb: number;
+  /** The connection quick statements run on, in this thread. */
+  private inline?: InlineConnection;
+  /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
+  private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
+  /** SQL (by name) seen to run long: it goes to the heavy lane. */
+  private readonly slow = new KeptMap<true>(MEASURED_KEPT);
+  private readonly sqlNames = new Map<string, string>();
+  private nextSqlName = 0;
+
+  private constructor(
+    /** The database file, for tools that measure it directly (the benchmark's data floor). */
+    readonly file: string,
+    options: PoolOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.unchanging = options.unchanging ?? false;
+    this.memoryMb = options.memoryMb ?? 1024;
+    const size = Math.max(1, options.size ?? 2);
+    this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
+    for (let i = 0; i < size; i++) {
+      const slot: Slot = { process: this.spawn(() => slot), busy: false };
+      this.slots.push(slot);
+    }
+  }
+
+  /** Open the pool and wait until every process has opened the database. */
+  static async open(file: string, options: PoolOptions = {}): Promise<SqlitePool> {
+    const pool = new SqlitePool(file, options);
+    try {
+      await Promise.all(pool.slots.map((slot) => slot.process.ready));
+    } catch (error) {
+      await pool.close();
+      throw new StorageOpenError(`${file} is not a readable AiiDA database (${(error as Error).message})`);
+    }
+    return pool;
+  }
+
+  /** Queries running and waiting (for tests and monitoring). */
+  get state() {
+    return this.admission.state;
+  }
+
+  private spawn(slotOf: () => Slot): QueryProcess {
+    const started = new QueryProcess(
+      { file: this.file, unchanging: this.unchanging, heapMb: this.memoryMb },
+      // A process that died by itself (its query ran out of memory, say) is replaced like a killed one.
+      () => {
+        const slot = slotOf();
+        if (!this.closed && slot.process === started) slot.process = this.spawn(slotOf);
+      },
+    );
+    return started;
+  }
+
+  all(statement: SqlStatement, budget?: QueryBudget): Promise<SqlRow[]> {
+    return this.run(statement, false, budget) as Promise<SqlRow[]>;
+  }
+
+  values(statement: SqlStatement, budget?: QueryBudget): Promise<unknown[][]> {
+    return this.run(statement, true, budget) as Promise<unknown[][]>;
+  }
+
+  private run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
+    if (this.closed) return Promise.reject(new Error('the database is closed'));
+    const measuredAs = this.unchanging && !statement.pointLookup ? this.statementKey(statement) : undefined;
+    if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
+      try {
+        this.inline ??= new InlineConnection(this.file, this.unchanging);
+        return Promise.resolve(this.inline.all(statement, arrays));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    const deadline = budget?.deadline ?? Date.now() + this.timeoutMs;
+    const name = this.sqlName(statement.sql);
+    const heavy = budget?.heavy === true || this.slow.get(name) === true;
+    const task: Task = { statement, arrays, heavy, deadline, name, measuredAs };
+    if (this.admission.tryEnter(heavy)) return this.dispatch(task);
+    return this.admission.wait(heavy, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+  }
+
+  /** Run an admitted task on an idle process, watching its time and memory. */
+  private dispatch(task: Task): Promise<unknown[]> {
+    const remaining = task.deadline - Date.now();
+    if (remaining <= 0 || this.closed) {
+      this.admission.leave(task.heavy);
+      return Promise.reject(this.closed ? new Error('the database is closed') : this.timedOut());
+    }
+    // The admission lets no more tasks in than there are processes: one is idle.
+    const slot = this.slots.find((s) => !s.busy) as Slot;
+    slot.busy = true;
+    const running = slot.process;
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        clearInterval(watch);
+        slot.busy = false;
+        this.admission.leave(task.heavy);
+      };
+      const stop = (error: Error) => {
+        this.slow.set(task.name, true);
+        void running.kill();
+        if (slot.process === running) slot.process = this.spawn(() => slot);
+        finish();
+        reject(error);
+      };
+      const timer = setTimeout(() => stop(this.timedOut()), remaining);
+      const limit = this.memoryMb * 1024 * 1024;
+      const watch = setInterval(() => {
+        if ((running.residentBytes() ?? 0) > limit) {
+          stop(
+            new QueryStoppedError(
+              `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
+            ),
+          );
+        }
+      }, MEMORY_CHECK_MS);
+      const started = performance.now();
+      running.run(task.statement.sql, task.statement.params, task.arrays, (answer) => {
+        finish();
+        running.idle();
+        if (performance.now() - started >= HEAVY_MS) this.slow.set(task.name, true);
+        if (answer.error !== undefined) {
+          return reject(
+            answer.died
+              ? new QueryStoppedError(
+                  `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
+                )
+              : new Error(answer.error),
+          );
+        }
+        if (task.measuredAs !== undefined && answer.ms !== undefined)
+          this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
+        resolve(answer.rows ?? []);
+      });
+    });
+  }
+
+  private timedOut(): QueryTimeoutError {
+    return new QueryTimeoutError(
+      `the request's queries ran longer than the time limit of ${this.timeoutMs / 1000} s and were stopped; ` +
+        'narrow the request with filters or a smaller limit',
+    );
+  }
+
+  /** A short name for a statement's SQL: keys made of the whole text (kilobytes) were copied and hashed. */
+  private sqlName(sql: string): string {
+    let name = this.sqlNames.get(sql);
+    if (name === undefined) {
+      // Names are never given twice, so forgetting them all only costs what was learnt under them.
+      if (this.sqlNames.size >= MEASURED_KEPT) this.sqlNames.clear();
+      this.sqlNames.set(sql, (name = String(this.nextSqlName++)));
+    }
+    return name;
+  }
+
+  /** The identity of a statement's work: its SQL and the values bound to it. */
+  private statementKey({ sql, params }: SqlStatement): string {
+    return `${this.sqlName(sql)}\u0000${JSON.stringify(params)}`;
+  }
+
+  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
+  runsInline(statement: SqlStatement): boolean {
+    return (
+      statement.pointLookup === true ||
+      (this.unchanging && this.quick.get(this.statementKey(statement)) === true)
+    );
+  }
+
+  /** The process ids of the query processes (for tests that watch them). */
+  get processIds(): number[] {
+    return this.slots.map((s) => s.process.pid).filter((p): p is number => p !== undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.admission.drain(new Error('the database is closed'));
+    this.inline?.close();
+    await Promise.all(this.slots.map((slot) => slot.process.kill()));
+  }
+}
+
+interface Task {
+  statement: SqlStatement;
+  arrays: boolean;
+  heavy: boolean;
+  deadline: number;
+  name: string;
+  /** Set when the statement's run time is worth remembering (an unchanging database). */
+  measuredAs?: string;
+}
+
+/** A read-only connection in this thread, with the same settings as the processes', for quick statements. */
+class InlineConnection {
+  private readonly db: BetterSqlite3.Database;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(file: string, unchanging: boolean) {
+    this.db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    this.db.pragma('query_only = ON');
+    if (unchanging) this.db.pragma('locking_mode = EXCLUSIVE');
+    this.db.pragma('case_sensitive_like = ON');
+  }
+
+  all({ sql, params }: SqlStatement, arrays: boolean): unknown[] {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.statements.size > 1000) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement.raw(arrays).all(...params);
+  }
+
+  close() {
+    this.db.close();
+  }
+}
