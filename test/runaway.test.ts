@@ -203,6 +203,29 @@ describe('lanes and bounded waiting over HTTP', () => {
   });
 });
 
+describe('answer size', () => {
+  it('refuses a posted query whose answer would pass --max-rows, before reading its rows, and says how to page', async () => {
+    const backend = await openArchive(await smallArchive(300, 3), { cacheDir: tempDir() });
+    const app = await buildApp({ backends: [backend], maxRows: 100 });
+    const post = (extra: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v4/querybuilder/',
+        payload: { path: [node('n')], project: { n: ['id'] }, ...extra },
+      });
+    const all = await post({});
+    expect(all.statusCode).toBe(400);
+    expect(all.json().message).toMatch(
+      /matches 300 rows; this server answers at most 100 .*"limit".*"offset"/,
+    );
+    const page = await post({ limit: 100, offset: 250 });
+    expect(page.statusCode).toBe(200);
+    expect(page.json().data.n).toHaveLength(50);
+    await app.close();
+    await backend.close();
+  });
+});
+
 function residentMb(pid: number): number {
   try {
     return (Number(readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]) * 4096) / 2 ** 20;

@@ -80,6 +80,7 @@ program
     integer('max-in-list'),
     10000,
   )
+  .option('--max-rows <n>', 'most rows of one posted QueryBuilder answer', integer('max-rows'), 10000)
   .option('--log', 'log every request')
   .action(runServe);
 

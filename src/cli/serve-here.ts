@@ -74,6 +74,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     logger: options.log,
     bodyLimit: options.maxBody,
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+    maxRows: options.maxRows,
     queryLimits: Object.fromEntries(
       Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(
         ([, v]) => v !== undefined,

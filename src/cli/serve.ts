@@ -17,6 +17,7 @@ export interface ServeOptions {
   workers?: number;
   queryTimeout?: number;
   maxWaiting?: number;
+  maxRows?: number;
   queryMemory?: number;
   maxBody?: number;
   maxVertices?: number;

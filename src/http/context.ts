@@ -19,6 +19,8 @@ export interface AppOptions {
   queryLimits?: Partial<QueryLimits>;
   /** Time limit of one request's queries, in milliseconds (default 30 s). */
   queryTimeoutMs?: number;
+  /** Most rows of one posted QueryBuilder answer (default 10,000). */
+  maxRows?: number;
   logger?: boolean;
 }
 
@@ -30,6 +32,7 @@ export interface AppContext {
   perpageDefault: number;
   queryLimits: QueryLimits;
   queryTimeoutMs: number;
+  maxRows: number;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -42,5 +45,6 @@ export function contextFrom(options: AppOptions): AppContext {
     perpageDefault: options.perpageDefault ?? 20,
     queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
     queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
+    maxRows: options.maxRows ?? 10_000,
   };
 }

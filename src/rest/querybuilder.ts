@@ -16,10 +16,15 @@ export interface QueryBuilderResult {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * `maxRows`: most rows one answer may hold. The query is counted first, so a larger answer is refused before
+ * any row is read, instead of being read, sent between processes, decoded and written in the serving thread.
+ */
 export async function postQueryBuilder(
   backend: StorageBackend,
   body: unknown,
   limits?: QueryLimits,
+  maxRows = Infinity,
 ): Promise<QueryBuilderResult> {
   if (!isObject(body)) {
     throw badRequest(
@@ -50,7 +55,13 @@ export async function postQueryBuilder(
   }
 
   const dict = { ...body, project };
+  // The count honours the dictionary's limit and offset: it is the number of rows the answer would hold.
   const total = await queryCount(backend, dict, { limits });
+  if (total > maxRows) {
+    throw badRequest(
+      `The query matches ${total} rows; this server answers at most ${maxRows} at once: add a "limit" (at most ${maxRows}) and page with "offset"`,
+    );
+  }
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
     const rows = await queryRows(backend, dict, { limits });

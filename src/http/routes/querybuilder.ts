@@ -33,7 +33,7 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
   });
   app.post(path, async (request, reply) => {
     const { url, backend } = parseRequest(ctx, request, true);
-    const result = await postQueryBuilder(backend, request.body, ctx.queryLimits);
+    const result = await postQueryBuilder(backend, request.body, ctx.queryLimits, ctx.maxRows);
     return reply.headers(listHeaders(result.total)).send({
       data: result.data,
       method: url.method,
