@@ -19,6 +19,8 @@ describe('query time limit', () => {
       workers: 2,
       queryTimeoutMs: 300,
     });
+    // Query processes start at their first query; the limit here is shorter than a cold start.
+    await (backend.db as SqlitePool).ready();
   });
   afterAll(async () => backend.close());
 

@@ -66,6 +66,7 @@ describe('SQLite queries stopped for real', () => {
   it('kills the process of a query past its deadline: nothing of it keeps running', async () => {
     const pool = await SqlitePool.open(join(await extractedCopy(archive)), { size: 2, timeoutMs: 400 });
     try {
+      await pool.ready();
       const before = pool.processIds;
       const started = Date.now();
       await expect(pool.all(ENDLESS)).rejects.toBeInstanceOf(QueryTimeoutError);
@@ -90,6 +91,7 @@ describe('SQLite queries stopped for real', () => {
       memoryMb: 160,
     });
     try {
+      await pool.ready();
       const pid = pool.processIds[0]!;
       let peak = 0;
       const watch = setInterval(() => (peak = Math.max(peak, residentMb(pid))), 20);
@@ -131,6 +133,7 @@ describe('SQLite queries stopped for real', () => {
     const script = `
       const { SqlitePool } = await import(${JSON.stringify(dist)});
       const pool = await SqlitePool.open(${JSON.stringify(await extractedCopy(archive))}, { size: 2 });
+      await pool.ready();
       console.log(JSON.stringify(pool.processIds));
       pool.all(${JSON.stringify(ENDLESS)}).catch(() => {});
       setInterval(() => {}, 1000);

@@ -46,11 +46,14 @@ const INLINE_MS = 1;
 /** A statement whose SQL once ran this long, or was stopped, runs in the heavy lane from then on. */
 const HEAVY_MS = 250;
 const MEASURED_KEPT = 20_000;
+/** How long to wait before replacing a query process that died while starting. */
+const RESTART_PAUSE_MS = 1_000;
 /** How often a running query's memory is looked at. */
 const MEMORY_CHECK_MS = 100;
 
 interface Slot {
-  process: QueryProcess;
+  /** Started at the slot's first query, so that start-up and sources that never need one do not pay for it. */
+  process?: QueryProcess;
   busy: boolean;
 }
 
@@ -81,17 +84,19 @@ export class SqlitePool implements Database {
     this.memoryMb = options.memoryMb ?? 1024;
     const size = Math.max(1, options.size ?? 2);
     this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
-    for (let i = 0; i < size; i++) {
-      const slot: Slot = { process: this.spawn(() => slot), busy: false };
-      this.slots.push(slot);
-    }
+    for (let i = 0; i < size; i++) this.slots.push({ busy: false });
   }
 
-  /** Open the pool and wait until every process has opened the database. */
+  /**
+   * Open the pool once the database has been read in this thread. Query processes start when first needed; one
+   * that cannot start answers its query with a 503 and is replaced.
+   */
   static async open(file: string, options: PoolOptions = {}): Promise<SqlitePool> {
     const pool = new SqlitePool(file, options);
     try {
-      await Promise.all(pool.slots.map((slot) => slot.process.ready));
+      pool.inline = new InlineConnection(file, pool.unchanging);
+      // One row read, not a count (which read the whole node table's index at every start).
+      pool.inline.all({ sql: 'SELECT id FROM db_dbnode LIMIT 1', params: [] }, true);
     } catch (error) {
       await pool.close();
       throw new StorageOpenError(`${file} is not a readable AiiDA database (${(error as Error).message})`);
@@ -99,20 +104,35 @@ export class SqlitePool implements Database {
     return pool;
   }
 
+  /** Start every query process and wait until each has opened the database (for tests and the benchmark). */
+  async ready(): Promise<void> {
+    await Promise.all(this.slots.map((slot) => this.processOf(slot).ready));
+  }
+
+  private processOf(slot: Slot): QueryProcess {
+    return (slot.process ??= this.spawn(slot));
+  }
+
   /** Queries running and waiting (for tests and monitoring). */
   get state() {
     return this.admission.state;
   }
 
-  private spawn(slotOf: () => Slot): QueryProcess {
+  private spawn(slot: Slot): QueryProcess {
+    let ready = false;
     const started = new QueryProcess(
       { file: this.file, unchanging: this.unchanging, heapMb: this.memoryMb },
-      // A process that died by itself (its query ran out of memory, say) is replaced like a killed one.
+      // A process that died by itself (its query ran out of memory, say) is replaced like a killed one; one
+      // that died before it was ready is replaced after a pause, not in a loop as fast as processes start.
       () => {
-        const slot = slotOf();
-        if (!this.closed && slot.process === started) slot.process = this.spawn(slotOf);
+        const replace = () => {
+          if (!this.closed && slot.process === started) slot.process = this.spawn(slot);
+        };
+        if (ready) replace();
+        else setTimeout(replace, RESTART_PAUSE_MS).unref();
       },
     );
+    started.ready.then(() => (ready = true)).catch(() => undefined);
     return started;
   }
 
@@ -153,7 +173,7 @@ export class SqlitePool implements Database {
     // The admission lets no more tasks in than there are processes: one is idle.
     const slot = this.slots.find((s) => !s.busy) as Slot;
     slot.busy = true;
-    const running = slot.process;
+    const running = this.processOf(slot);
     return new Promise((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);
@@ -164,7 +184,7 @@ export class SqlitePool implements Database {
       const stop = (error: Error) => {
         this.slow.set(task.name, true);
         void running.kill();
-        if (slot.process === running) slot.process = this.spawn(() => slot);
+        if (slot.process === running) slot.process = this.spawn(slot);
         finish();
         reject(error);
       };
@@ -233,7 +253,7 @@ export class SqlitePool implements Database {
 
   /** The process ids of the query processes (for tests that watch them). */
   get processIds(): number[] {
-    return this.slots.map((s) => s.process.pid).filter((p): p is number => p !== undefined);
+    return this.slots.map((s) => s.process?.pid).filter((p): p is number => p !== undefined);
   }
 
   async close(): Promise<void> {
@@ -241,7 +261,7 @@ export class SqlitePool implements Database {
     this.closed = true;
     this.admission.drain(new Error('the database is closed'));
     this.inline?.close();
-    await Promise.all(this.slots.map((slot) => slot.process.kill()));
+    await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
 }
 
