@@ -199,10 +199,12 @@ export function mutatedUrl(rng: Rng, corpus: Corpus): string {
 export function restRequest(rng: Rng, corpus: Corpus): FuzzRequest {
   const made =
     corpus.recordedPaths.length > 0 && rng.chance(0.35) ? mutatedUrl(rng, corpus) : endpointUrl(rng, corpus);
-  // inject() reads the URL with WHATWG rules, where a backslash in the path is a slash ("/\\x" names a host):
+  // inject() reads the URL with WHATWG rules, where a backslash in the path is a slash ("/\x" names a host):
   // escaped, the server sees the path as a client sends it.
   const query = made.includes('?') ? made.indexOf('?') : made.length;
-  const url = made.slice(0, query).replace(/\\/g, '%5C') + made.slice(query);
+  // A request target is never empty and starts with a slash (a mutation may have cut it).
+  const path = made.slice(0, query).replace(/\\/g, '%5C');
+  const url = (path.startsWith('/') ? path : `/${path}`) + made.slice(query);
   const roll = rng.next();
   const method =
     roll < 0.85
