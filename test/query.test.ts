@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import {
   compileQuery,
@@ -67,6 +68,55 @@ describe('query compiler', () => {
 
   it('accepts the keys newer as_dict() versions write', () => {
     expect(() => parseQueryDict({ path: [node('n')], project_map: {} })).not.toThrow();
+  });
+});
+
+describe('SQL the databases accept, whatever the dictionary', () => {
+  // The smallest node table the compiled statements read: its id and a JSON column.
+  const db = new BetterSqlite3(':memory:');
+  db.exec('CREATE TABLE db_dbnode (id INTEGER PRIMARY KEY, extras TEXT)');
+  const keys = ['odd\\', 'qu"ote', 'a\\b', '\\', 'é', 'x y', "it's"];
+  db.prepare('INSERT INTO db_dbnode VALUES (1, ?), (2, ?)').run(
+    JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, i + 10]))),
+    '{}',
+  );
+  const ids = (dict: unknown) => {
+    const { select } = compileQuery(parseQueryDict(dict), 'sqlite');
+    return db
+      .prepare(select.sql)
+      .raw()
+      .all(...(select.params as unknown[]))
+      .map((row) => (row as unknown[])[0]);
+  };
+
+  it('finds JSON keys holding backslashes, quotes and other characters a path must escape', () => {
+    keys.forEach((key, i) => {
+      expect(
+        ids({ path: [node('n')], filters: { n: { [`extras.${key}`]: i + 10 } }, project: { n: ['id'] } }),
+      ).toEqual([1]);
+      expect(
+        ids({ path: [node('n')], project: { n: [`extras.${key}`] }, order_by: [{ n: ['id'] }] }),
+      ).toEqual([String(i + 10), null]);
+    });
+  });
+
+  it("writes long AND/OR lists as balanced groups, under SQLite's expression depth of 1000", () => {
+    const or = Array.from({ length: 5000 }, (_, i) => ({ id: i + 2 }));
+    expect(ids({ path: [node('n')], filters: { n: { or } }, project: { n: ['id'] } })).toEqual([2]);
+    const and = Array.from({ length: 3000 }, (_, i) => ({ id: { '<': i + 2 } }));
+    expect(ids({ path: [node('n')], filters: { n: { and } }, project: { n: ['id'] } })).toEqual([1]);
+  });
+
+  it('refuses a statement with more bound values than SQLite takes, naming the limit', () => {
+    const lists = Object.fromEntries(
+      ['id', 'user_id', 'dbcomputer_id', 'label'].map((c) => [
+        c,
+        { in: Array.from({ length: 9000 }, (_, j) => j) },
+      ]),
+    );
+    expect(() =>
+      compileQuery(parseQueryDict({ path: [node('n')], filters: { n: lists } }), 'sqlite'),
+    ).toThrow(/needs 36\d{3} bound values .*at most 32766/);
   });
 });
 

@@ -39,10 +39,16 @@ describe('pagination', () => {
     expect(() => checkWindowParams({ page: 2, offset: 1 })).toThrow(/specific page is incompatible/);
   });
 
-  it('reads integers like Python int() and refuses the rest', () => {
-    expect(toInt('limit', 5.7)).toBe(5);
+  it('reads whole numbers and digit strings, and refuses fractions, words and numbers past 2^53 - 1', () => {
+    expect(toInt('limit', 5)).toBe(5);
     expect(toInt('limit', '12')).toBe(12);
-    expect(() => toInt('limit', 'abc')).toThrow(/limit must be an integer/);
+    expect(toInt('offset', 2 ** 53 - 1)).toBe(2 ** 53 - 1);
+    expect(() => toInt('limit', 5.7)).toThrow(/limit must be a whole number, got 5.7/);
+    expect(() => toInt('limit', 'abc')).toThrow(/limit must be a whole number/);
+    expect(() => toInt('offset', 2 ** 53)).toThrow(/offset must be at most 9007199254740991/);
+    expect(() => toInt('offset', '9007199254740992')).toThrow(/at most/);
+    expect(() => toInt('in_limit', 1e99)).toThrow(/in_limit must be at most/);
+    expect(() => toInt('limit', Infinity)).toThrow(/limit must be a whole number, got Infinity/);
     expect(() => limitWindow(-1, undefined, 400)).toThrow(/must not be negative/);
     expect(limitWindow(undefined, undefined, 400)).toEqual({ limit: 400, offset: 0 });
   });

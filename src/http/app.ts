@@ -66,6 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(async (error: FastifyError | HttpError | Error, request, reply) => {
     const { status, body } = errorAnswer(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // The database's own words stay here: the client's answer says what to fix in its terms.
+    else if (error instanceof Error && error.cause !== undefined)
+      request.log.warn({ err: error.cause }, 'the database refused a value of the request');
     if (error instanceof HttpError) reply.headers(error.headers);
     // A refusal because the server is busy says when to come back.
     const retryAfter = (error as { retryAfter?: unknown }).retryAfter;

@@ -59,7 +59,9 @@ export function compile(q: QueryDict): CompiledSelect {
   }
   if (columns.length === 0) columns.push({ expr: { t: 'const', value: 'NULL' }, as: 'c_none' });
 
-  const orderBy = q.order.map((o) => {
+  // Aggregates fold the rows into one: an order has nothing to sort (and PostgreSQL refuses one by a column).
+  const aggregated = decoders.some(isAggregate);
+  const orderBy = (aggregated ? [] : q.order).map((o) => {
     const info = tags.get(o.tag) as TagInfo;
     const base = fieldExpr(o.field, info, o.field.path.length > 0 ? 'value' : 'json');
     return { expr: o.cast ? castExpr(base, o.cast) : base, desc: o.desc };
@@ -77,7 +79,7 @@ export function compile(q: QueryDict): CompiledSelect {
     limit: q.limit,
     offset: q.offset,
   };
-  const plain = !q.distinct && q.limit === undefined && q.offset === undefined && !decoders.some(isAggregate);
+  const plain = !q.distinct && q.limit === undefined && q.offset === undefined && !aggregated;
   const count = plain
     ? {
         ...select,

@@ -1,5 +1,5 @@
 /** Filters -> SQL conditions: plain columns, and paths into JSON columns with PostgreSQL's JSONB meaning. */
-import { QueryValidationError, type FieldRef, type FilterNode } from './model.js';
+import { INT_COLUMN_RANGE, QueryValidationError, type FieldRef, type FilterNode } from './model.js';
 import { isParam } from './params.js';
 import type { Expr } from './sql-ast.js';
 import { isNullable, SCHEMA, type ColumnType, type EntityKind } from './schema.js';
@@ -82,20 +82,21 @@ function paramCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInf
 }
 
 function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo): Expr {
-  const item = col(info.alias, node.field.column);
+  const column = node.field.column;
+  const item = col(info.alias, column);
   const type = typeOf(node.field, info);
-  const param = (value: unknown): Expr => ({
-    t: 'param',
-    value: columnValue(value, type, node.field.column),
-  });
+  const nullable = info.kind === 'walk' || isNullable(info.kind, column);
+  const param = (value: unknown): Expr => ({ t: 'param', value: columnValue(value, type, column) });
   switch (node.op) {
-    case '==':
+    case '==': {
       if (node.value === null) return { t: 'isnull', item };
-      return canEqual(node.value, type, node.field.column)
-        ? eq(item, param(node.value))
-        : { t: 'const', value: 'FALSE' };
+      const value = equalValue(node.value, type, column);
+      return value === NO_MATCH ? { t: 'const', value: 'FALSE' } : eq(item, param(value));
+    }
     case 'in': {
-      const values = (node.value as unknown[]).filter((v) => canEqual(v, type, node.field.column));
+      const values = (node.value as unknown[])
+        .map((v) => equalValue(v, type, column))
+        .filter((v) => v !== NO_MATCH);
       return values.length === 0
         ? { t: 'const', value: 'FALSE' }
         : { t: 'in', item, values: values.map(param) };
@@ -105,12 +106,12 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
       // `LIKE '%'` matches every non-NULL value (it is the type filter of "all nodes"); said so, the planner
       // counts from an index instead of testing the pattern on every row.
       if (node.value === '%') {
-        const nullable = info.kind === 'walk' || isNullable(info.kind, node.field.column);
         return nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
       }
       return {
         t: 'like',
-        item,
+        // PostgreSQL has no LIKE for numbers and dates: they are matched as the text SQLite matches.
+        item: type === 'text' ? item : { t: 'cast', item, to: 'text' },
         pattern: { t: 'param', value: node.value },
         caseInsensitive: node.op === 'ilike',
       };
@@ -118,30 +119,81 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
     case '<=':
     case '>':
     case '>=':
+      if (type === 'int') return intBound(item, node.op, node.value, column, nullable);
+      // A UUID compared with a string that is no UUID: PostgreSQL's uuid type would refuse it; text orders alike.
+      if (column === 'uuid') {
+        return { t: 'cmp', op: node.op, left: { t: 'cast', item, to: 'text' }, right: param(node.value) };
+      }
       return { t: 'cmp', op: node.op, left: item, right: param(node.value) };
     default:
-      throw new QueryValidationError(
-        `${node.field.column}: "${node.op}" applies to JSON columns and paths only`,
-      );
+      throw new QueryValidationError(`${column}: "${node.op}" applies to JSON columns and paths only`);
   }
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const WHOLE_TEXT = /^\s*[+-]?\d+\s*$/;
+const NO_MATCH = Symbol('no match');
+
+/** A number, or the number a string of digits writes (as SQLite's column affinity reads it). */
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && WHOLE_TEXT.test(value)) return Number(value);
+  return undefined;
+}
 
 /**
- * Whether a column can equal the value at all: `id == "abc"` or a malformed UUID match no row (as on SQLite,
- * where the reference answered an empty list) instead of being refused by PostgreSQL's typed columns.
+ * The value an equality compares with, or NO_MATCH when the column cannot hold it: `id == "abc"`, a fraction,
+ * an id past the range of AiiDA's integer columns or a malformed UUID match no row (as on SQLite, where the
+ * reference answered an empty list) instead of being refused by PostgreSQL's typed columns.
  */
-function canEqual(value: unknown, type: ColumnType, column: string): boolean {
-  if (typeof value !== 'string') return true;
-  if (type === 'int') return value.trim() !== '' && Number.isInteger(Number(value));
-  if (column === 'uuid') return UUID.test(value);
-  return true;
+function equalValue(value: unknown, type: ColumnType, column: string): unknown {
+  if (type === 'int') {
+    const n = numberOf(value);
+    const fits =
+      n !== undefined && Number.isInteger(n) && n >= INT_COLUMN_RANGE.min && n <= INT_COLUMN_RANGE.max;
+    return fits ? n : NO_MATCH;
+  }
+  if (column === 'uuid') return typeof value === 'string' && UUID.test(value) ? value : NO_MATCH;
+  return value;
 }
+
+/**
+ * A whole-number column against any number: a fraction is rounded to the whole bound that selects the same
+ * rows (`id > 1.5` is `id > 1`), and a bound past the column's range selects all rows or none, so that only
+ * numbers the column's type holds reach the database.
+ */
+function intBound(
+  item: Expr,
+  op: '<' | '<=' | '>' | '>=',
+  value: unknown,
+  column: string,
+  nullable: boolean,
+): Expr {
+  const n = numberOf(value);
+  if (n === undefined) {
+    throw new QueryValidationError(
+      `${column}: "${op}" compares a whole-number column with numbers, not ${describe(value)}`,
+    );
+  }
+  const bound = op === '<' || op === '>=' ? Math.ceil(n) : Math.floor(n);
+  const below = op === '<' || op === '<=';
+  const all: Expr = nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
+  const none: Expr = { t: 'const', value: 'FALSE' };
+  if (bound > INT_COLUMN_RANGE.max) return below ? all : none;
+  if (bound < INT_COLUMN_RANGE.min) return below ? none : all;
+  return { t: 'cmp', op, left: item, right: { t: 'param', value: bound } };
+}
+
+const describe = (value: unknown) => (value instanceof Date ? value.toISOString() : JSON.stringify(value));
 
 /** Datetime columns take Date objects or ISO 8601 strings; other columns take JSON scalars. */
 function columnValue(value: unknown, type: ColumnType, column: string): unknown {
-  if (type === 'datetime' && typeof value === 'string') {
+  if (type === 'datetime' && !(value instanceof Date)) {
+    if (typeof value !== 'string') {
+      throw new QueryValidationError(
+        `${column}: compare with a date-time such as "2020-01-31T12:00:00+00:00", not ${describe(value)}`,
+      );
+    }
     const parsed = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
     if (Number.isNaN(parsed.getTime()))
       throw new QueryValidationError(`${column}: "${value}" is not a date-time`);
@@ -179,6 +231,8 @@ function jsonCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagInfo
     case '>=':
       return typed(value, { t: 'cmp', op: node.op, left: at('value'), right: { t: 'param', value } });
     case 'in':
+      // `IN ()` is SQLite's, not PostgreSQL's: an empty list matches nothing.
+      if ((value as unknown[]).length === 0) return { t: 'const', value: 'FALSE' };
       return {
         t: 'in',
         item: at('value'),

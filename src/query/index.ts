@@ -16,8 +16,16 @@ import { renderPostgres, renderPostgresCount } from './render-postgres.js';
 import { renderSqlite, renderSqliteCount, sqliteValue } from './render-sqlite.js';
 
 export { parseQueryDict } from './parse.js';
-export { DEFAULT_LIMITS, QueryValidationError, type QueryDict, type QueryLimits } from './model.js';
+export {
+  DEFAULT_LIMITS,
+  MAX_BODY_DEPTH,
+  MAX_COUNT,
+  QueryValidationError,
+  type QueryDict,
+  type QueryLimits,
+} from './model.js';
 export { Param, type ParamValues } from './params.js';
+export { nestingDepth } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';

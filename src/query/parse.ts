@@ -1,6 +1,8 @@
 /** Validate a QueryBuilder `as_dict()` dictionary (JSON) into the typed model; every problem is a 400. */
 import {
   DEFAULT_LIMITS,
+  INT_COLUMN_RANGE,
+  MAX_COUNT,
   type Cast,
   type EdgeKind,
   type FieldRef,
@@ -11,9 +13,10 @@ import {
   type QueryDict,
   type QueryLimits,
 } from './model.js';
+import { checkAggregates, checkDistinctOrder } from './consistency.js';
 import { isParam } from './params.js';
 import { parsePath } from './parse-path.js';
-import { fail, isObject, parseBool } from './validate.js';
+import { checkValueShape, fail, hasNul, isObject, parseBool } from './validate.js';
 import { COLUMN_ALIASES, SCHEMA, type EntityKind } from './schema.js';
 
 const TOP_LEVEL_KEYS = new Set([
@@ -59,18 +62,23 @@ export function parseQueryDict(input: unknown, limits: QueryLimits = DEFAULT_LIM
     kinds.set(v.tag, v.kind);
     if (v.join) kinds.set(v.join.edgeTag, edgeEntity(v.join.edgeKind));
   }
+  const projections = parsePerTag(dict.project, 'project', kinds, (value, where, kind) =>
+    parseProjections(value, where, kind, limits),
+  );
+  const order = parseOrder(dict.order_by, kinds);
+  const distinct = parseBool(dict.distinct, 'distinct');
+  checkAggregates(projections);
+  if (distinct) checkDistinctOrder(order, projections);
   return {
     vertices,
     filters: parsePerTag(dict.filters, 'filters', kinds, (value, where, kind) =>
       parseTagFilters(value, where, kind, limits),
     ),
-    projections: parsePerTag(dict.project, 'project', kinds, (value, where, kind) =>
-      parseProjections(value, where, kind, limits),
-    ),
-    order: parseOrder(dict.order_by, kinds),
+    projections,
+    order,
     limit: parseCount(dict.limit, 'limit'),
     offset: parseCount(dict.offset, 'offset'),
-    distinct: parseBool(dict.distinct, 'distinct'),
+    distinct,
   };
 }
 
@@ -109,8 +117,18 @@ export function parseField(name: string, where: string, kind: EntityKind | 'walk
   }
   if (path.length > 0 && type !== 'json')
     fail(where, `"${head}" is not a JSON column, so "${name}" has no meaning`);
-  if (path.some((p) => p === '' || p.includes('"'))) fail(where, `"${name}" is not a valid JSON path`);
+  if (path.includes('')) fail(where, `"${name}" is not a valid JSON path: a key between dots is empty`);
+  // Any other character is written escaped in the database's JSON path; NUL cannot be stored in a key at all.
+  if (hasNul(name)) fail(where, 'keys cannot hold NUL characters (\\u0000)');
   return { column, path };
+}
+
+/** One more level of `and`/`or` lists, refused past the limit before the parser recurses into it. */
+function nested(depth: number, where: string, limits: QueryLimits): number {
+  if (depth >= limits.maxFilterDepth) {
+    fail(where, `"and"/"or" lists nest more than ${limits.maxFilterDepth} levels deep; flatten them`);
+  }
+  return depth + 1;
 }
 
 function parseTagFilters(
@@ -118,31 +136,41 @@ function parseTagFilters(
   where: string,
   kind: EntityKind | 'walk' | 'none',
   limits: QueryLimits,
+  depth = 0,
 ) {
   if (!isObject(value)) fail(where, 'must be an object of filters');
   const items = Object.entries(value as Record<string, unknown>).map(([key, spec]): FilterNode => {
     if (key === 'and' || key === 'or') {
       if (!Array.isArray(spec)) fail(`${where}.${key}`, 'must be a list of filter objects');
+      const inner = nested(depth, `${where}.${key}`, limits);
       const parts = (spec as unknown[]).map((s, i) =>
-        parseTagFilters(s, `${where}.${key}[${i}]`, kind, limits),
+        parseTagFilters(s, `${where}.${key}[${i}]`, kind, limits, inner),
       );
       return { kind: key, items: parts.filter((p): p is FilterNode => p !== undefined) } as FilterNode;
     }
-    return parseFieldFilter(parseField(key, `${where}.${key}`, kind), spec, `${where}.${key}`, limits);
+    const field = parseField(key, `${where}.${key}`, kind);
+    return parseFieldFilter(field, spec, `${where}.${key}`, limits, depth);
   });
   if (items.length === 0) return undefined;
   return items.length === 1 ? items[0] : ({ kind: 'and', items } as FilterNode);
 }
 
-function parseFieldFilter(field: FieldRef, spec: unknown, where: string, limits: QueryLimits): FilterNode {
+function parseFieldFilter(
+  field: FieldRef,
+  spec: unknown,
+  where: string,
+  limits: QueryLimits,
+  depth: number,
+): FilterNode {
   if (!isObject(spec)) return { kind: 'cmp', field, op: '==', value: checkValue(spec, where, '==', limits) };
   const items = Object.entries(spec).map(([rawOp, value]): FilterNode => {
     if (rawOp === 'and' || rawOp === 'or') {
       if (!Array.isArray(value)) fail(`${where}.${rawOp}`, 'must be a list of conditions');
+      const inner = nested(depth, `${where}.${rawOp}`, limits);
       return {
         kind: rawOp,
         items: (value as unknown[]).map((v, i) =>
-          parseFieldFilter(field, v, `${where}.${rawOp}[${i}]`, limits),
+          parseFieldFilter(field, v, `${where}.${rawOp}[${i}]`, limits, inner),
         ),
       };
     }
@@ -175,17 +203,28 @@ function checkValue(value: unknown, where: string, op: string, limits: QueryLimi
       fail(where, `a bound parameter compares with ==, <, <=, > or >=, not "${op}"`);
     return value;
   }
+  checkValueShape(value, where, limits.maxValueDepth);
   if (op === 'in') {
     if (!Array.isArray(value)) fail(where, '"in" takes a list of values');
     if ((value as unknown[]).length > limits.maxInList) {
       fail(where, `"in" list has ${(value as unknown[]).length} values; at most ${limits.maxInList}`);
     }
   }
-  if (['of_length', 'longer', 'shorter'].includes(op) && !Number.isInteger(value)) {
-    fail(where, `"${op}" takes a whole number`);
+  if (['of_length', 'longer', 'shorter'].includes(op)) {
+    // Array lengths are PostgreSQL integers: a number past their range cannot be compared with one.
+    const { min, max } = INT_COLUMN_RANGE;
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
+      fail(where, `"${op}" takes a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    }
   }
   if (op === 'like' || op === 'ilike') {
     if (typeof value !== 'string') fail(where, `"${op}" takes a string pattern`);
+    if ((value as string).length > limits.maxPatternLength) {
+      fail(
+        where,
+        `the "${op}" pattern has ${(value as string).length} characters; at most ${limits.maxPatternLength}`,
+      );
+    }
   }
   if (op === 'has_key' && typeof value !== 'string') fail(where, '"has_key" takes a key name (string)');
   if (
@@ -226,19 +265,36 @@ function projection(
   if (name === '*') return { kind: 'entity', key: '*' };
   if (name === '**') return { kind: 'all' };
   const field = parseField(name, `${where}.${name}`, kind);
-  const cast = o.cast === undefined ? undefined : parseCast(o.cast, `${where}.${name}.cast`);
+  const cast = o.cast === undefined ? undefined : parseCast(o.cast, `${where}.${name}.cast`, field, kind);
   let func: 'count' | 'max' | 'min' | 'sum' | undefined;
   if (o.func !== undefined) {
     if (!['count', 'max', 'min', 'sum'].includes(String(o.func)))
       fail(`${where}.${name}.func`, 'use count, max, min or sum');
     func = o.func as typeof func;
+    if (func === 'sum' && field.path.length === 0 && cast !== 'f' && cast !== 'i') {
+      const type = kind === 'walk' ? 'int' : SCHEMA[kind as EntityKind].columns[field.column];
+      if (type === 'text' || type === 'datetime')
+        fail(`${where}.${name}.func`, `sum adds numbers; "${name}" is a ${type} column`);
+    }
   }
   return { kind: 'field', key: name, field, cast, func };
 }
 
-function parseCast(value: unknown, where: string): Cast {
+/** A cast letter, refused where PostgreSQL has no such conversion at all (a date or a UUID to a number). */
+function parseCast(value: unknown, where: string, field: FieldRef, kind: EntityKind | 'walk' | 'none'): Cast {
   if (!CASTS.has(value as Cast))
     fail(where, 'cast letters are f (float), i (int), t (text), b (bool), j (JSON), d (date)');
+  if (
+    field.path.length === 0 &&
+    kind !== 'walk' &&
+    kind !== 'none' &&
+    ['f', 'i', 'b'].includes(value as string)
+  ) {
+    const type = SCHEMA[kind].columns[field.column];
+    const what = type === 'datetime' ? 'a date-time' : field.column === 'uuid' ? 'a UUID' : undefined;
+    if (what)
+      fail(where, `"${field.column}" holds ${what}, which has no "${String(value)}" form; cast it with "t"`);
+  }
   return value as Cast;
 }
 
@@ -271,11 +327,13 @@ function parseOrder(value: unknown, kinds: TagKinds): OrderItem[] {
           const order = (opts as Record<string, unknown>).order ?? 'asc';
           if (order !== 'asc' && order !== 'desc') fail(`${where}.${name}`, 'order must be "asc" or "desc"');
           const castRaw = (opts as Record<string, unknown>).cast;
+          const field = parseField(name, `${where}.${name}`, kind);
           out.push({
             tag,
-            field: parseField(name, `${where}.${name}`, kind),
+            field,
             desc: order === 'desc',
-            cast: castRaw === undefined ? undefined : parseCast(castRaw, `${where}.${name}.cast`),
+            cast:
+              castRaw === undefined ? undefined : parseCast(castRaw, `${where}.${name}.cast`, field, kind),
           });
         }
       }
@@ -286,6 +344,11 @@ function parseOrder(value: unknown, kinds: TagKinds): OrderItem[] {
 
 function parseCount(value: unknown, where: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Number.isInteger(value) || (value as number) < 0) fail(where, 'must be a whole number >= 0 or null');
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_COUNT) {
+    fail(
+      where,
+      `must be a whole number from 0 to ${MAX_COUNT} (2^53 - 1), or null; got ${JSON.stringify(value)}`,
+    );
+  }
   return value as number;
 }

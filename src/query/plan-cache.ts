@@ -16,7 +16,9 @@ import { isParam } from './params.js';
  * dictionaries never give one key.
  */
 export function planKey(dict: unknown, dialect: Dialect, limits: QueryLimits, hints?: PlanHints): string {
-  const bounds = `${limits.maxVertices},${limits.maxInList},${limits.maxProjections}`;
+  const bounds =
+    `${limits.maxVertices},${limits.maxInList},${limits.maxProjections},` +
+    `${limits.maxFilterDepth},${limits.maxValueDepth},${limits.maxPatternLength}`;
   const settings = `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}`;
   const whole = () => `${settings}|${identity(dict)}`;
   // A frozen dictionary's key is one kept string: the plan lookup then hashes it once, not at every request.

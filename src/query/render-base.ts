@@ -3,10 +3,17 @@
  * connectives. Parameters are collected in text order, so each piece is rendered where it stands.
  */
 import type { SqlStatement } from '../storage/types.js';
+import { MAX_BOUND_VALUES, QueryValidationError } from './model.js';
 import { isPointLookup } from './point-lookup.js';
 import type { Expr, Select, WalkCte } from './sql-ast.js';
 
 export const ident = (name: string) => `"${name}"`;
+
+/**
+ * Terms of an AND/OR written in one run. SQLite's parser nests `a OR b OR c ...` one level per term and refuses
+ * an expression deeper than 1000 levels; longer lists are written as balanced groups of runs instead.
+ */
+const CONNECTIVE_RUN = 8;
 
 export abstract class SqlRenderer {
   readonly params: unknown[] = [];
@@ -26,7 +33,7 @@ export abstract class SqlRenderer {
         return `${e.alias === this.unindexedAlias ? '+' : ''}${ident(e.alias)}.${ident(e.column)}`;
       case 'and':
       case 'or':
-        return `(${e.items.map((i) => this.expr(i)).join(e.t === 'and' ? ' AND ' : ' OR ')})`;
+        return this.connective(e.items, e.t === 'and' ? ' AND ' : ' OR ');
       case 'not':
         return `NOT (${this.expr(e.item)})`;
       case 'isnull':
@@ -36,6 +43,12 @@ export abstract class SqlRenderer {
       default:
         return this.dialectExpr(e);
     }
+  }
+
+  private connective(items: Expr[], op: string): string {
+    if (items.length <= CONNECTIVE_RUN) return `(${items.map((i) => this.expr(i)).join(op)})`;
+    const half = Math.ceil(items.length / 2);
+    return `(${this.connective(items.slice(0, half), op)}${op}${this.connective(items.slice(half), op)})`;
   }
 
   walk(cte: WalkCte): string {
@@ -89,13 +102,24 @@ export abstract class SqlRenderer {
   }
 }
 
+/** The parameters of a rendered statement, refused when more than a database binds to one statement. */
+function checked(params: unknown[]): unknown[] {
+  if (params.length > MAX_BOUND_VALUES) {
+    throw new QueryValidationError(
+      `the query needs ${params.length} bound values (filter values, "in" entries, JSON paths); at most ` +
+        `${MAX_BOUND_VALUES}: use fewer conditions or shorter "in" lists, or split the query`,
+    );
+  }
+  return params;
+}
+
 /** A statement and its counting form, rendered by a fresh renderer of the dialect each. */
 export function renderWith<H>(make: (hints?: H) => SqlRenderer) {
   return {
     select(select: Select, hints?: H): SqlStatement {
       const r = make(hints);
       const sql = r.select(select);
-      return { sql, params: r.params, pointLookup: isPointLookup(select) };
+      return { sql, params: checked(r.params), pointLookup: isPointLookup(select) };
     },
     count(count: Select | { wrap: Select }): SqlStatement {
       const r = make();
@@ -103,12 +127,12 @@ export function renderWith<H>(make: (hints?: H) => SqlRenderer) {
         const inner = r.select(count.wrap);
         return {
           sql: `SELECT count(*) AS n FROM (${inner}) AS sub`,
-          params: r.params,
+          params: checked(r.params),
           pointLookup: isPointLookup(count.wrap),
         };
       }
       const sql = r.select(count);
-      return { sql, params: r.params, pointLookup: isPointLookup(count) };
+      return { sql, params: checked(r.params), pointLookup: isPointLookup(count) };
     },
   };
 }

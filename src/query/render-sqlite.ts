@@ -4,9 +4,13 @@ import { isParam } from './params.js';
 import type { Expr, Select } from './sql-ast.js';
 import { ident, renderWith, SqlRenderer } from './render-base.js';
 
-/** SQLite JSON paths: `$."a"."b"`, array positions as `[n]`. Always bound as a parameter. */
+/**
+ * SQLite JSON paths: `$."a"."b"`, array positions as `[n]`. Always bound as a parameter. A key is written as a
+ * JSON string, which SQLite's path reader unescapes: keys holding `"` or `\` (legal AiiDA keys) are found
+ * instead of breaking the path.
+ */
 export function sqliteJsonPath(path: string[]): string {
-  return '$' + path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `."${p}"`)).join('');
+  return '$' + path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${JSON.stringify(p)}`)).join('');
 }
 
 /** Stored datetimes are naive UTC text `YYYY-MM-DD HH:MM:SS.ffffff`; parameters use the same form to compare. */

@@ -1,4 +1,5 @@
 /** Page arithmetic and the numeric query parameters, with the reference's rules and messages. */
+import { MAX_COUNT } from '../query/index.js';
 import { badRequest, inputError } from './errors.js';
 
 export interface PageLinks {
@@ -15,13 +16,26 @@ export interface Window {
 }
 
 /**
- * Python's int() on a query-string value: numbers truncate, digit strings parse. Anything else is refused
- * with a message naming the parameter (the reference crashed with a 500 there).
+ * A whole number of a query-string parameter: numbers and digit strings, up to 2^53 - 1 in size. The reference
+ * truncated fractions (Python's int(): `limit=2.5` read as 2) and crashed on other values and on numbers past
+ * what its database takes; here each is refused with a message naming the parameter.
  */
 export function toInt(name: string, value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
-  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) return Number.parseInt(value, 10);
-  throw badRequest(`${name} must be an integer, got ${JSON.stringify(value)}`);
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)
+        ? Number(value)
+        : undefined;
+  if (n === undefined || !Number.isInteger(n)) {
+    throw badRequest(
+      `${name} must be a whole number, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    );
+  }
+  if (Math.abs(n) > MAX_COUNT) {
+    throw badRequest(`${name} must be at most ${MAX_COUNT} (2^53 - 1), got ${String(value)}`);
+  }
+  return n;
 }
 
 function nonNegative(name: string, value: number): number {

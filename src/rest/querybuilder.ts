@@ -2,7 +2,7 @@
  * POST /querybuilder/: run a `QueryBuilder.as_dict()` dictionary and shape the rows as the reference's
  * QueryBuilder resource does (one list per projected tag, `full_type` where it is known).
  */
-import type { QueryLimits } from '../query/index.js';
+import { DEFAULT_LIMITS, MAX_BODY_DEPTH, nestingDepth, type QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
@@ -29,6 +29,16 @@ export async function postQueryBuilder(
   if (!isObject(body)) {
     throw badRequest(
       `The body must be a QueryBuilder.as_dict() dictionary (a JSON object), got ${Array.isArray(body) ? 'an array' : typeof body}`,
+    );
+  }
+  // Before anything walks the body (plan keys, validation, the compiler recurse over it): a body nested
+  // 100,000 levels deep would overflow the stack.
+  const bounds = limits ?? DEFAULT_LIMITS;
+  if (nestingDepth(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw badRequest(
+      `The body nests more than ${MAX_BODY_DEPTH} levels of lists and objects; a QueryBuilder dictionary ` +
+        `needs far fewer (filters nest at most ${bounds.maxFilterDepth} "and"/"or" levels, values at most ` +
+        `${bounds.maxValueDepth} levels)`,
     );
   }
   if (!Array.isArray(body.path) || body.path.length === 0) {

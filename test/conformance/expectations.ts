@@ -241,6 +241,13 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     reason: 'a negative offset is refused with 400 (SQLite read it as 0, PostgreSQL crashed)',
     always: true,
   },
+  'err-limit-float': {
+    kind: 'status',
+    status: 400,
+    always: true,
+    reason:
+      'a fractional limit is refused with 400 (the reference truncated it, Python int(): 2.5 read as 2)',
+  },
   'computers-filter-id-in': {
     kind: 'status',
     status: 400,

@@ -57,6 +57,11 @@ const UNAVAILABLE_CODES = new Set([
   'ENOTFOUND',
 ]);
 
+const DATA_ERROR =
+  'A value of this request does not fit the type it meets in the database: check the filter values against ' +
+  'the columns they compare with (numbers for ids, date-times for ctime, mtime and time), and the casts ' +
+  '("cast": "i", "f", "b") and functions ("func") of the projections against the values they convert.';
+
 export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -188,9 +193,9 @@ export class PostgresDatabase implements Database {
     if (e instanceof QueryTimeoutError || e instanceof DatabaseUnavailableError) return e;
     if (code === '57014') return this.timedOut();
     if (code.startsWith('22') || code === '42883' || code === '42804') {
-      return new QueryDataError(
-        `The database cannot compare or convert a value of this request: ${e.message}`,
-      );
+      // The database's own text names its types and internals, not what the client sent: it stays in the
+      // error's cause (for the server log), and the answer says where to look.
+      return new QueryDataError(DATA_ERROR, { cause: e });
     }
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || isConnectionFailure(e)) {
       return new DatabaseUnavailableError(
