@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError } from '../rest/errors.js';
 import { contextFrom, type AppContext, type AppOptions } from './context.js';
 import { endpointTable, listEndpoints, methodsOf, routePath } from './endpoints.js';
+import { errorAnswer, logFailure } from './failures.js';
 import { registerCollections } from './routes/collections.js';
 import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
@@ -65,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   app.setErrorHandler(async (error: FastifyError | HttpError | Error, request, reply) => {
     const { status, body } = errorAnswer(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) logFailure(request, status, error);
     if (error instanceof HttpError) reply.headers(error.headers);
     return reply.code(status).send(body);
   });
@@ -105,22 +106,4 @@ function registerPendingAndMethods(app: FastifyInstance, ctx: AppContext) {
           }),
     });
   }
-}
-
-function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
-  if (error instanceof HttpError)
-    return { status: error.status, body: { message: error.message, ...error.extra } };
-  const status =
-    (error as { status?: unknown; statusCode?: unknown }).status ??
-    (error as { statusCode?: unknown }).statusCode;
-  const message = error instanceof Error ? error.message : String(error);
-  // 4xx for what the client can fix; 503 for a query stopped at the time limit or a database that is down;
-  // 502 for data the storage gave back damaged.
-  if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 502 || status === 503)) {
-    return { status, body: { message } };
-  }
-  return {
-    status: 500,
-    body: { message: 'Internal error while answering this request; see the server log.' },
-  };
 }
