@@ -1,6 +1,6 @@
 /**
  * What arrives before Quarry's routes, over real HTTP: paths the router cannot read, bytes the parser refuses,
- * methods no endpoint takes, and bodies in any Content-Type.
+ * methods no endpoint takes, bodies in any Content-Type, and clients too slow to finish a request.
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,5 +114,44 @@ describe('errors before the routes, over HTTP', () => {
       'POST /api/v4/querybuilder/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
     ]);
     expect(expectOurs(none, 400).message).toMatch(/empty/);
+  });
+});
+
+describe('slow clients', () => {
+  let ctx: Awaited<ReturnType<typeof appOn>>;
+  let port: number;
+  beforeAll(async () => {
+    // The limits of a public server, scaled down to fit a test.
+    const timeouts = { headersMs: 600, requestMs: 1_200, checkMs: 100, keepAliveMs: 500, silenceMs: 3_000 };
+    ctx = await appOn(archive, { timeouts });
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (ctx.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => ctx.close());
+
+  it('closes a connection whose headers trickle in, with a 408 in our shape', async () => {
+    const parts = [
+      'GET /api/v4/ HTTP/1.1\r\n',
+      ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`),
+    ];
+    const answer = await rawExchange(port, parts, 100);
+    expect(expectOurs(answer, 408).message).toMatch(/in time/);
+    expect(answer.closedAfterMs).toBeLessThan(1_500);
+  });
+
+  it('closes a connection whose body trickles in', async () => {
+    const head = 'POST /api/v4/querybuilder/ HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n';
+    const answer = await rawExchange(port, [head, ...Array.from({ length: 50 }, () => ' ')], 100);
+    expect(answer.closedAfterMs).toBeLessThan(2_500);
+    expectOurs(answer, 408);
+  });
+
+  it('closes a connection that never says anything, and one left idle after an answer', async () => {
+    const silent = await rawExchange(port, []);
+    expect(silent.closedAfterMs).toBeLessThan(1_500);
+    expectOurs(silent, 408);
+    const idle = await rawExchange(port, ['GET /api/v4/server/ HTTP/1.1\r\nHost: x\r\n\r\n']);
+    expect(idle.status).toBe(200);
+    expect(idle.closedAfterMs).toBeLessThan(2_500);
   });
 });

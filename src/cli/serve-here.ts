@@ -70,6 +70,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     prefix: options.prefix,
     posting: options.posting,
     logger: options.log,
+    queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     bodyLimit: options.maxBody,
     queryLimits: Object.fromEntries(
       Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(

@@ -1,7 +1,7 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError } from '../rest/errors.js';
-import { contextFrom, type AppOptions } from './context.js';
+import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
 import { clientError, frameworkError, refuseConnect } from './early-errors.js';
 import { listEndpoints } from './endpoints.js';
 import { errorAnswer, logFailure } from './failures.js';
@@ -19,6 +19,25 @@ const schemasRefused = () => () => {
 };
 
 /**
+ * How long a connection may take, so that no client holds one forever (slow-loris): its headers must arrive
+ * within `headersMs` and the whole request within `requestMs` (a body is 1 MiB at most), both checked every
+ * `checkMs`; idle between requests it is closed after `keepAliveMs` (Fastify's 72 s, longer than the 60 s idle
+ * limit of common proxies, so that a proxy never reuses a connection Quarry is closing). Silent in both
+ * directions for `silenceMs` (a client that stops reading an answer), it is closed too; a request whose queries
+ * run is silent as well, so that limit stays well above the query time limit.
+ */
+function serverTimeouts(options: AppOptions): ServerTimeouts {
+  return {
+    headersMs: 15_000,
+    requestMs: 60_000,
+    checkMs: 5_000,
+    keepAliveMs: 72_000,
+    silenceMs: Math.max(120_000, 4 * (options.queryTimeoutMs ?? 30_000)),
+    ...options.timeouts,
+  };
+}
+
+/**
  * Node's HTTP parser bounds the request line and headers (16 KiB by default), so a router limit of its own
  * would only make an over-long id a 414 where every other id that names nothing is a 404.
  */
@@ -26,6 +45,7 @@ const MAX_PARAM_LENGTH = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx = contextFrom(options);
+  const timeouts = serverTimeouts(options);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -34,6 +54,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Query strings are ours to parse (the v4 language), not Fastify's.
       querystringParser: () => ({}),
       maxParamLength: MAX_PARAM_LENGTH,
+    },
+    connectionTimeout: timeouts.silenceMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkMs,
     },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,

@@ -17,7 +17,20 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Bounds on POSTed QueryBuilder dictionaries (vertices, IN-list length, projections). */
   queryLimits?: Partial<QueryLimits>;
+  /** The storages' query time limit: an open connection may stay silent that long and more. */
+  queryTimeoutMs?: number;
+  /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
+  timeouts?: Partial<ServerTimeouts>;
   logger?: boolean;
+}
+
+/** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkMs: number;
+  keepAliveMs: number;
+  silenceMs: number;
 }
 
 export interface AppContext {
