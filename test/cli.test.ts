@@ -117,3 +117,44 @@ describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
     });
   },
 );
+
+describe.skipIf(!existsSync(cli))('quarry serve --public-url, --trust-proxy (built CLI)', () => {
+  /** The `url_root` of an answer to a request with these headers. */
+  function urlRoot(port: number, headers: Record<string, string>): Promise<string> {
+    return new Promise((resolve, reject) => {
+      get(`http://127.0.0.1:${port}/api/v4/server/`, { agent: false, headers }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(body).url_root));
+      }).on('error', reject);
+    });
+  }
+
+  it('writes the public URL into answers, or the forwarded host behind a trusted proxy', async () => {
+    const archive = await smallArchive(100, 3);
+    const forwarded = { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' };
+    for (const [extra, expected] of [
+      [['--public-url', 'https://data.example.org/quarry/'], 'https://data.example.org/quarry/'],
+      [['--trust-proxy'], 'https://public.example/'],
+      [[], 'http://internal:1/'],
+    ] as const) {
+      const { server, port, stderr } = await serveProcesses(archive, 1, [...extra]);
+      try {
+        expect(await urlRoot(port, { host: 'internal:1', ...forwarded })).toBe(expected);
+        if (extra[0] === '--public-url') {
+          expect(stderr()).toContain('published as https://data.example.org/quarry/api/v4/');
+        }
+      } finally {
+        server.kill('SIGTERM');
+      }
+    }
+  });
+
+  it('refuses a --public-url that is not a base URL, in one line', () => {
+    const run = spawnSync(process.execPath, [cli, 'serve', '--public-url', 'example.org'], {
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/--public-url .*absolute URL/);
+  });
+});

@@ -70,6 +70,8 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     prefix: options.prefix,
     posting: options.posting,
     logger: options.log,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy,
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     bodyLimit: options.maxBody,
     queryLimits: Object.fromEntries(

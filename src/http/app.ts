@@ -6,6 +6,7 @@ import { clientError, frameworkError, refuseConnect } from './early-errors.js';
 import { listEndpoints } from './endpoints.js';
 import { errorAnswer, logFailure } from './failures.js';
 import { registerMethods } from './methods.js';
+import { originProblem } from './origin.js';
 import { registerCollections } from './routes/collections.js';
 import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
@@ -62,6 +63,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: timeouts.checkMs,
+      // A missing Host is answered in our shape (origin.ts), not with Node's bare 400.
+      requireHostHeader: false,
     },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
@@ -80,11 +83,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included. A callback
-  // hook, not an async one: no promise and no extra turn of the microtask queue per request.
-  app.addHook('onRequest', (_request, reply, done) => {
+  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included; and no answer
+  // repeats a Host that is not a host. A callback hook, not an async one: no promise and no extra turn of the
+  // microtask queue per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Access-Control-Allow-Origin', '*');
-    done();
+    const problem = originProblem(request, ctx.origin);
+    if (problem === undefined) done();
+    else reply.code(400).send({ message: problem });
   });
 
   registerServer(app, ctx);

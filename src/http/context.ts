@@ -1,6 +1,7 @@
 /** What every route handler shares: the data being served and the server's settings. */
 import { DEFAULT_LIMITS, type QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
+import { parsePublicUrl, type OriginOptions } from './origin.js';
 
 export interface AppOptions {
   /** The storages served; the first is the default, the others are chosen with `?profile=NAME`. */
@@ -17,6 +18,10 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Bounds on POSTed QueryBuilder dictionaries (vertices, IN-list length, projections). */
   queryLimits?: Partial<QueryLimits>;
+  /** Base URL written into `url`, `url_root` and `Link` instead of the request's scheme and host. */
+  publicUrl?: string;
+  /** Read `X-Forwarded-Proto` and `X-Forwarded-Host` (only behind a proxy that sets them). */
+  trustProxy?: boolean;
   /** The storages' query time limit: an open connection may stay silent that long and more. */
   queryTimeoutMs?: number;
   /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
@@ -40,6 +45,7 @@ export interface AppContext {
   limitDefault: number;
   perpageDefault: number;
   queryLimits: QueryLimits;
+  origin: OriginOptions;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -51,5 +57,9 @@ export function contextFrom(options: AppOptions): AppContext {
     limitDefault: options.limitDefault ?? 400,
     perpageDefault: options.perpageDefault ?? 20,
     queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
+    origin: {
+      publicBase: options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl),
+      trustProxy: options.trustProxy ?? false,
+    },
   };
 }

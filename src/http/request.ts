@@ -16,7 +16,7 @@ export interface ParsedRequest {
 }
 
 export function parseRequest(ctx: AppContext, request: FastifyRequest): ParsedRequest {
-  const url = requestUrl(request);
+  const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
   return { url, qs, backend: selectBackend(ctx, qs.profile) };
 }

@@ -18,7 +18,7 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
   if (!ctx.posting) return;
   const path = `${ctx.prefix}/querybuilder`;
   app.get(path, async (request, reply) => {
-    const u = requestUrl(request);
+    const u = requestUrl(request, ctx.origin);
     return reply
       .code(405)
       .headers(listHeaders(1))
