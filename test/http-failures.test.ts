@@ -71,7 +71,10 @@ describe('5xx answers are logged', () => {
     await app.inject({ method: 'GET', url: '/api/v4/nowhere/' });
     await app.inject({ method: 'GET', url: '/api/v4/nodes/?orderby=nope' });
     expect(logged()).toHaveLength(1);
-    expect(logged()[0]).toMatchObject({ status: 503, err: { message: 'the database is down' } });
+    expect(logged()[0]).toMatchObject({
+      status: 503,
+      err: { type: 'HttpError', message: 'the database is down' },
+    });
     await app.close();
   });
 

@@ -54,7 +54,8 @@ function described(error: unknown, depth: number): unknown {
   if (!(error instanceof Error)) return { message: String(error) };
   const cause = (error as { cause?: unknown }).cause;
   return {
-    type: error.name,
+    // Subclasses that keep the name `Error` (HttpError) are told apart by their class.
+    type: error.name === 'Error' ? error.constructor.name : error.name,
     message: error.message,
     ...((error as { code?: unknown }).code === undefined ? {} : { code: (error as { code?: unknown }).code }),
     stack: error.stack,
