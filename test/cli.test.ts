@@ -1,15 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { processTable } from '../src/bench/process-table.js';
 import { CliError } from '../src/cli/errors.js';
 import { runServe } from '../src/cli/serve.js';
 import { smallArchive, tempDir } from './helpers.js';
-
-const cli = join(import.meta.dirname, '../dist/cli/main.js');
+import { childrenOf, cli, serveProcesses, until } from './support/serving.js';
 
 describe('quarry serve', () => {
   it('refuses a file that is not an archive with a one-line CliError', async () => {
@@ -54,11 +52,6 @@ describe('quarry serve, live profiles', () => {
   });
 });
 
-/** The pids of a process's children. */
-function childrenOf(pid: number): number[] {
-  return [...processTable()].filter(([, entry]) => entry.ppid === pid).map(([child]) => child);
-}
-
 /** The status of a GET on a connection of its own (a pooled one may belong to a process that was killed). */
 function statusOf(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -66,31 +59,13 @@ function statusOf(url: string): Promise<number> {
   });
 }
 
-async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    const value = probe();
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
   'quarry serve --processes (built CLI)',
   () => {
     it('serves from every process, replaces one that dies, and stops them all on SIGTERM', async () => {
       const archive = await smallArchive(200, 3);
-      const server = spawn(
-        process.execPath,
-        [cli, 'serve', archive, '--port', '0', '--processes', '2', '--cache-dir', tempDir()],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let stderr = '';
-      server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const { server, port, stderr } = await serveProcesses(archive, 2);
       try {
-        const port = await until(
-          'the serving line',
-          () => /:(\d+)\/api\/v4\/ \(2 processes\)/.exec(stderr)?.[1],
-        );
         const url = `http://127.0.0.1:${port}/api/v4/nodes/?limit=1`;
         expect(await statusOf(url)).toBe(200);
         const serving = childrenOf(server.pid!);
@@ -109,7 +84,7 @@ describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
         });
         expect(replaced).toContain(serving[1]);
         for (let i = 0; i < 10; i++) expect(await statusOf(url)).toBe(200);
-        expect(stderr).toMatch(
+        expect(stderr()).toMatch(
           new RegExp(`serving process ${serving[0]} died \\(SIGKILL\\); starting another`),
         );
 
@@ -142,3 +117,44 @@ describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
     });
   },
 );
+
+describe.skipIf(!existsSync(cli))('quarry serve --public-url, --trust-proxy (built CLI)', () => {
+  /** The `url_root` of an answer to a request with these headers. */
+  function urlRoot(port: number, headers: Record<string, string>): Promise<string> {
+    return new Promise((resolve, reject) => {
+      get(`http://127.0.0.1:${port}/api/v4/server/`, { agent: false, headers }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(body).url_root));
+      }).on('error', reject);
+    });
+  }
+
+  it('writes the public URL into answers, or the forwarded host behind a trusted proxy', async () => {
+    const archive = await smallArchive(100, 3);
+    const forwarded = { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' };
+    for (const [extra, expected] of [
+      [['--public-url', 'https://data.example.org/quarry/'], 'https://data.example.org/quarry/'],
+      [['--trust-proxy'], 'https://public.example/'],
+      [[], 'http://internal:1/'],
+    ] as const) {
+      const { server, port, stderr } = await serveProcesses(archive, 1, [...extra]);
+      try {
+        expect(await urlRoot(port, { host: 'internal:1', ...forwarded })).toBe(expected);
+        if (extra[0] === '--public-url') {
+          expect(stderr()).toContain('published as https://data.example.org/quarry/api/v4/');
+        }
+      } finally {
+        server.kill('SIGTERM');
+      }
+    }
+  });
+
+  it('refuses a --public-url that is not a base URL, in one line', () => {
+    const run = spawnSync(process.execPath, [cli, 'serve', '--public-url', 'example.org'], {
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/--public-url .*absolute URL/);
+  });
+});

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateArchive } from '../src/generate/index.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp, type AppOptions } from '../src/http/app.js';
 import { openArchive } from '../src/storage/index.js';
 
 export function tempDir(prefix = 'quarry-test-'): string {
@@ -16,7 +16,7 @@ export async function smallArchive(nodes = 400, seed = 7): Promise<string> {
   return out;
 }
 
-export async function appOn(file: string, options: { posting?: boolean } = {}) {
+export async function appOn(file: string, options: Omit<AppOptions, 'backends'> = {}) {
   const backend = await openArchive(file, { cacheDir: tempDir('quarry-cache-') });
   const app = await buildApp({ backends: [backend], ...options });
   return {

@@ -5,7 +5,9 @@ export function announce(names: string[], options: ServeOptions, port: number, p
   const host = options.hostname ?? options.host;
   const shown = host.includes(':') ? `[${host}]` : host;
   const on = processes > 1 ? ` (${processes} processes)` : '';
+  const published =
+    options.publicUrl === undefined ? '' : `, published as ${options.publicUrl}${options.prefix}/`;
   process.stderr.write(
-    `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}\n`,
+    `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}${published}\n`,
   );
 }

@@ -2,6 +2,7 @@
 /** The `quarry` command. */
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { parsePublicUrl } from '../http/origin.js';
 import { runServe } from './serve.js';
 import { CliError } from './errors.js';
 
@@ -20,6 +21,14 @@ function positive(name: string) {
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
     return n;
   };
+}
+
+function publicUrl(value: string) {
+  try {
+    return parsePublicUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 /** `1e6` and `1000000` both work for node counts. */
@@ -81,6 +90,12 @@ program
     10000,
   )
   .option('--max-rows <n>', 'most rows of one posted QueryBuilder answer', integer('max-rows'), 10000)
+  .option(
+    '--public-url <url>',
+    "base URL written into answers (url, url_root, Link) instead of the request's scheme and host, e.g. https://example.org/quarry behind a proxy that strips /quarry",
+    publicUrl,
+  )
+  .option('--trust-proxy', 'take scheme and host of answers from X-Forwarded-Proto and X-Forwarded-Host')
   .option('--log', 'log every request')
   .action(runServe);
 

@@ -52,6 +52,43 @@ function servingArguments(): string[] {
   return given ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MB}`];
 }
 
+/**
+ * Connections handed to a serving process that has not taken them yet. The supervisor accepts each connection
+ * and passes it over the IPC channel (Node's cluster, round-robin); it keeps its own copy open until the process
+ * replies that it took it. When the process dies first, no reply comes and Node never closes that copy: the
+ * client waits forever on a connection no one serves. Closing the copies when the process dies resets those
+ * connections at once, and their clients can try again.
+ *
+ * The hand-over is Node's internal protocol (`NODE_CLUSTER` messages, `newconn` answered by `ack: seq`), seen
+ * here through the process's public `send` and its 'internalMessage' event; nothing of it is changed.
+ */
+function trackHandedConnections(worker: Worker): () => void {
+  const child = worker.process;
+  const handed = new Map<number, { close(): void }>();
+  const send = child.send.bind(child) as (...args: unknown[]) => boolean;
+  (child as unknown as { send: (...args: unknown[]) => boolean }).send = (...args: unknown[]) => {
+    const [message, handle] = args as [ClusterMessage | undefined, { close?: () => void } | undefined];
+    if (message?.cmd === 'NODE_CLUSTER' && message.act === 'newconn' && typeof handle?.close === 'function') {
+      handed.set(message.seq as number, handle as { close(): void });
+    }
+    return send(...args);
+  };
+  child.on('internalMessage', (message: ClusterMessage | undefined) => {
+    if (message?.cmd === 'NODE_CLUSTER' && typeof message.ack === 'number') handed.delete(message.ack);
+  });
+  return () => {
+    for (const handle of handed.values()) handle.close();
+    handed.clear();
+  };
+}
+
+interface ClusterMessage {
+  cmd?: string;
+  act?: string;
+  seq?: number;
+  ack?: number;
+}
+
 /** How long a replacement waits after a serving process died, so that a crash loop does not spin. */
 const RESTART_DELAY_MS = 1_000;
 
@@ -89,6 +126,14 @@ export function superviseProcesses(
 
     const fork = () => {
       const worker = cluster.fork(env);
+      const closeHanded = trackHandedConnections(worker);
+      worker.process.once('exit', closeHanded);
+      // Node reports a message it could not send to a process that just died as an error of that process;
+      // unheard, it would stop the supervisor. The death itself is handled on 'exit'.
+      worker.on('error', (error: Error) => {
+        if (worker.isDead() || !worker.isConnected()) return;
+        process.stderr.write(`quarry: serving process ${worker.process.pid}: ${error.message}\n`);
+      });
       worker.on('message', (m: ServingMessage) => {
         if (typeof m?.quarryStartFailure === 'string') failures.push(m.quarryStartFailure);
         if (m?.quarryOpened === true) forkOthers();
@@ -102,7 +147,9 @@ export function superviseProcesses(
 
     const stopAll = (code: number) => {
       stopping = true;
-      const workers = Object.values(cluster.workers ?? {}) as Worker[];
+      // A process that died while a connection was being handed to it stays listed (Node never sees it
+      // disconnect); it will not exit again.
+      const workers = (Object.values(cluster.workers ?? {}) as Worker[]).filter((w) => !w.isDead());
       if (workers.length === 0) process.exit(code);
       let left = workers.length;
       for (const worker of workers) {
@@ -129,7 +176,7 @@ export function superviseProcesses(
       }
       // A process that stopped by itself on a signal (Ctrl-C reaches the whole group) is not replaced.
       if (code === 0 && signal === null) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+        if ((Object.values(cluster.workers ?? {}) as Worker[]).every((w) => w.isDead())) process.exit(0);
         return;
       }
       process.stderr.write(

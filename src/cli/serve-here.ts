@@ -72,8 +72,10 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     prefix: options.prefix,
     posting: options.posting,
     logger: options.log,
-    bodyLimit: options.maxBody,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy,
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+    bodyLimit: options.maxBody,
     maxRows: options.maxRows,
     queryLimits: Object.fromEntries(
       Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(

@@ -13,6 +13,9 @@ export interface ServeOptions {
   prefix: string;
   posting: boolean;
   cacheDir?: string;
+  /** Checked and normalised by the command (`scheme://host[:port][/path]`, no trailing slash). */
+  publicUrl?: string;
+  trustProxy?: boolean;
   log?: boolean;
   workers?: number;
   queryTimeout?: number;

@@ -1,8 +1,12 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError } from '../rest/errors.js';
-import { contextFrom, type AppContext, type AppOptions } from './context.js';
-import { endpointTable, listEndpoints, methodsOf, routePath } from './endpoints.js';
+import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
+import { clientError, frameworkError, refuseConnect } from './early-errors.js';
+import { listEndpoints } from './endpoints.js';
+import { errorAnswer, logFailure } from './failures.js';
+import { registerMethods } from './methods.js';
+import { originProblem } from './origin.js';
 import { registerCollections } from './routes/collections.js';
 import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
@@ -15,8 +19,34 @@ const schemasRefused = () => () => {
   throw new Error('Quarry routes declare no schemas');
 };
 
+/**
+ * How long a connection may take, so that no client holds one forever (slow-loris): its headers must arrive
+ * within `headersMs` and the whole request within `requestMs` (a body is 1 MiB at most), both checked every
+ * `checkMs`; idle between requests it is closed after `keepAliveMs` (Fastify's 72 s, longer than the 60 s idle
+ * limit of common proxies, so that a proxy never reuses a connection Quarry is closing). Silent in both
+ * directions for `silenceMs` (a client that stops reading an answer), it is closed too; a request whose queries
+ * run is silent as well, so that limit stays well above the query time limit.
+ */
+function serverTimeouts(options: AppOptions): ServerTimeouts {
+  return {
+    headersMs: 15_000,
+    requestMs: 60_000,
+    checkMs: 5_000,
+    keepAliveMs: 72_000,
+    silenceMs: Math.max(120_000, 4 * (options.queryTimeoutMs ?? 30_000)),
+    ...options.timeouts,
+  };
+}
+
+/**
+ * Node's HTTP parser bounds the request line and headers (16 KiB by default), so a router limit of its own
+ * would only make an over-long id a 414 where every other id that names nothing is a 404.
+ */
+const MAX_PARAM_LENGTH = 64 * 1024;
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx = contextFrom(options);
+  const timeouts = serverTimeouts(options);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -24,7 +54,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ignoreTrailingSlash: true,
       // Query strings are ours to parse (the v4 language), not Fastify's.
       querystringParser: () => ({}),
+      maxParamLength: MAX_PARAM_LENGTH,
     },
+    connectionTimeout: timeouts.silenceMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkMs,
+      // A missing Host is answered in our shape (origin.ts), not with Node's bare 400.
+      requireHostHeader: false,
+    },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     // No route declares a schema; naming compilers of our own keeps Fastify from loading its own (Ajv and
     // fast-json-stringify, a sixth of a serving process's start) for nothing.
     schemaController: {
@@ -32,20 +75,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  // The reference reads any POST body as JSON whatever its Content-Type (Flask's get_json(force=True)).
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
-    }
-  });
+  refuseConnect(app.server);
 
-  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included. A callback
-  // hook, not an async one: no promise and no extra turn of the microtask queue per request.
-  app.addHook('onRequest', (_request, reply, done) => {
+  // Bodies are kept as text, whatever their Content-Type: the one route that reads one (POST /querybuilder/)
+  // reads it as JSON itself, as the reference does (Flask's get_json(force=True)). Fastify's own parsers would
+  // take text/plain as a string and refuse bad JSON in their own words.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included; and no answer
+  // repeats a Host that is not a host. A callback hook, not an async one: no promise and no extra turn of the
+  // microtask queue per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Access-Control-Allow-Origin', '*');
-    done();
+    const problem = originProblem(request, ctx.origin);
+    if (problem === undefined) done();
+    else reply.code(400).send({ message: problem });
   });
 
   registerServer(app, ctx);
@@ -53,19 +98,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerNodeItems(app, ctx);
   registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
-  registerPendingAndMethods(app, ctx);
+  const allowedAt = registerMethods(app, ctx);
 
   // The same answer for every unknown URL, serialised once: floods of bad URLs cost next to nothing.
   const notFound = JSON.stringify({
     message: 'The requested URL is not found on the server.',
     available_endpoints: listEndpoints(ctx.prefix, ctx.posting),
   });
-  app.setNotFoundHandler(async (_request, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send(notFound),
-  );
+  app.setNotFoundHandler(async (request, reply) => {
+    const allow = allowedAt(request.raw.url ?? request.url);
+    if (allow !== undefined && !allow.split(', ').includes(request.method)) {
+      return reply
+        .code(405)
+        .header('Allow', allow)
+        .send({
+          message: `The method ${request.method} is not allowed for this URL; it answers ${allow}.`,
+        });
+    }
+    return reply.code(404).type('application/json; charset=utf-8').send(notFound);
+  });
   app.setErrorHandler(async (error: FastifyError | HttpError | Error, request, reply) => {
     const { status, body } = errorAnswer(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) logFailure(request, status, error);
     // The database's own words stay here: the client's answer says what to fix in its terms.
     else if (error instanceof Error && error.cause !== undefined)
       request.log.warn({ err: error.cause }, 'the database refused a value of the request');
@@ -76,57 +130,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(status).send(body);
   });
   return app;
-}
-
-/** Every endpoint answers OPTIONS and refuses the methods it does not take with 405. */
-function registerPendingAndMethods(app: FastifyInstance, ctx: AppContext) {
-  for (const endpoint of endpointTable(ctx.posting)) {
-    const url = routePath(ctx.prefix, endpoint.pattern) || '/';
-    // Every listed endpoint must have been registered above; a gap is a bug of ours, found at start.
-    if (!app.hasRoute({ method: 'GET', url })) throw new Error(`no route registered for ${url}`);
-    const allowed = methodsOf(endpoint);
-    const allow = allowed.join(', ');
-    app.options(url, async (request, reply) =>
-      reply
-        .code(200)
-        .headers({
-          Allow: allow,
-          'Access-Control-Allow-Methods': allow,
-          'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? 'Content-Type',
-          'Access-Control-Max-Age': '86400',
-          'Content-Type': 'text/html; charset=utf-8',
-        })
-        .send(''),
-    );
-    const refused = ['POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
-    app.route({
-      method: refused,
-      url,
-      handler: async (request, reply) =>
-        reply
-          .code(405)
-          .header('Allow', allow)
-          .send({
-            message: `The method ${request.method} is not allowed for this URL; it answers ${allow}.`,
-          }),
-    });
-  }
-}
-
-function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
-  if (error instanceof HttpError)
-    return { status: error.status, body: { message: error.message, ...error.extra } };
-  const status =
-    (error as { status?: unknown; statusCode?: unknown }).status ??
-    (error as { statusCode?: unknown }).statusCode;
-  const message = error instanceof Error ? error.message : String(error);
-  // 4xx for what the client can fix; 503 for a query stopped at the time limit or a database that is down;
-  // 502 for data the storage gave back damaged.
-  if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 502 || status === 503)) {
-    return { status, body: { message } };
-  }
-  return {
-    status: 500,
-    body: { message: 'Internal error while answering this request; see the server log.' },
-  };
 }

@@ -1,6 +1,7 @@
 /** What every route handler shares: the data being served and the server's settings. */
 import { DEFAULT_LIMITS, type QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
+import { parsePublicUrl, type OriginOptions } from './origin.js';
 
 export interface AppOptions {
   /** The storages served; the first is the default, the others are chosen with `?profile=NAME`. */
@@ -17,11 +18,29 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Bounds on POSTed QueryBuilder dictionaries (vertices, IN-list length, projections). */
   queryLimits?: Partial<QueryLimits>;
-  /** Time limit of one request's queries, in milliseconds (default 30 s). */
+  /** Base URL written into `url`, `url_root` and `Link` instead of the request's scheme and host. */
+  publicUrl?: string;
+  /** Read `X-Forwarded-Proto` and `X-Forwarded-Host` (only behind a proxy that sets them). */
+  trustProxy?: boolean;
+  /**
+   * Time limit of one request's queries, in milliseconds (default 30 s); an open connection may also stay
+   * silent that long and more.
+   */
   queryTimeoutMs?: number;
   /** Most rows of one posted QueryBuilder answer (default 10,000). */
   maxRows?: number;
+  /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
+  timeouts?: Partial<ServerTimeouts>;
   logger?: boolean;
+}
+
+/** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkMs: number;
+  keepAliveMs: number;
+  silenceMs: number;
 }
 
 export interface AppContext {
@@ -33,6 +52,7 @@ export interface AppContext {
   queryLimits: QueryLimits;
   queryTimeoutMs: number;
   maxRows: number;
+  origin: OriginOptions;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -46,5 +66,9 @@ export function contextFrom(options: AppOptions): AppContext {
     queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
     queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
     maxRows: options.maxRows ?? 10_000,
+    origin: {
+      publicBase: options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl),
+      trustProxy: options.trustProxy ?? false,
+    },
   };
 }

@@ -21,7 +21,7 @@ export interface ParsedRequest {
  * that never takes every connection. The time limit counts from here, for all of the request's queries.
  */
 export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = false): ParsedRequest {
-  const url = requestUrl(request);
+  const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
   const budget = { deadline: Date.now() + ctx.queryTimeoutMs, heavy };
   return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };

@@ -1,6 +1,7 @@
 /** URL pieces as the reference reports them in every answer's envelope. */
 import type { FastifyRequest } from 'fastify';
 import { unquote } from '../querystring/index.js';
+import { baseUrl, type OriginOptions } from './origin.js';
 
 /** Percent-encode what a URL may not carry raw (quotes, `|`, spaces), as Werkzeug writes request URLs. */
 export function quoteUrlPart(text: string, safe: string): string {
@@ -43,14 +44,14 @@ export interface RequestUrl {
   rawUrl: string;
 }
 
-export function requestUrl(request: FastifyRequest): RequestUrl {
+export function requestUrl(request: FastifyRequest, origin: OriginOptions): RequestUrl {
   const raw = request.raw.url ?? request.url;
   const q = raw.indexOf('?');
   const rawPath = q === -1 ? raw : raw.slice(0, q);
   const rawQuery = q === -1 ? '' : raw.slice(q + 1);
-  const host = request.headers.host ?? 'localhost';
-  const urlRoot = `${request.protocol}://${host}/`;
-  const rawUrl = `${request.protocol}://${host}${quoteUrlPart(unquote(rawPath), '/')}${q === -1 ? '' : `?${quoteUrlPart(rawQuery, ":&%=+$!*'(),")}`}`;
+  const base = baseUrl(request, origin);
+  const urlRoot = `${base}/`;
+  const rawUrl = `${base}${quoteUrlPart(unquote(rawPath), '/')}${q === -1 ? '' : `?${quoteUrlPart(rawQuery, ":&%=+$!*'(),")}`}`;
   return {
     method: request.method,
     rawPath,

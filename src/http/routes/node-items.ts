@@ -19,6 +19,7 @@ import { ioTree } from '../../rest/tree.js';
 import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
+import { logFailure } from '../failures.js';
 import { parseRequest, type ParsedRequest } from '../request.js';
 
 type Params = { id: string; page?: string };
@@ -138,7 +139,7 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
       });
       const stream = await file.stream();
       // Past the headers, a damaged stored object can only cut the answer short; it is logged.
-      stream.on('error', (error) => request.log.error({ err: error }, 'repository file failed while sent'));
+      stream.on('error', (error) => logFailure(request, undefined, error));
       return reply.send(stream);
     },
   );

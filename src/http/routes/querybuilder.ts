@@ -1,5 +1,6 @@
 /** `/querybuilder/`: GET explains itself with a 405; POST runs a QueryBuilder dictionary. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest } from '../../rest/errors.js';
 import { postQueryBuilder } from '../../rest/querybuilder.js';
 import type { AppContext } from '../context.js';
 import { listHeaders } from '../envelope.js';
@@ -17,7 +18,7 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
   if (!ctx.posting) return;
   const path = `${ctx.prefix}/querybuilder`;
   app.get(path, async (request, reply) => {
-    const u = requestUrl(request);
+    const u = requestUrl(request, ctx.origin);
     return reply
       .code(405)
       .headers(listHeaders(1))
@@ -31,9 +32,9 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
         url_root: u.urlRoot,
       });
   });
-  app.post(path, async (request, reply) => {
+  app.post(path, { onRequest: anyContentType }, async (request, reply) => {
     const { url, backend } = parseRequest(ctx, request, true);
-    const result = await postQueryBuilder(backend, request.body, ctx.queryLimits, ctx.maxRows);
+    const result = await postQueryBuilder(backend, bodyJson(request.body), ctx.queryLimits, ctx.maxRows);
     return reply.headers(listHeaders(result.total)).send({
       data: result.data,
       method: url.method,
@@ -44,4 +45,26 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
       url_root: url.urlRoot,
     });
   });
+}
+
+const WANTED = 'POST a QueryBuilder.as_dict() dictionary as a JSON object';
+
+/**
+ * The body as JSON whatever its Content-Type, as the reference reads it. Fastify refuses a Content-Type it
+ * cannot even parse (415) before any body parser runs; without the header, the body goes to the one parser.
+ */
+function anyContentType(request: FastifyRequest, _reply: FastifyReply, done: () => void) {
+  delete request.raw.headers['content-type'];
+  done();
+}
+
+/** The body text (app.ts keeps every body as text) read as JSON. */
+function bodyJson(body: unknown): unknown {
+  if (typeof body !== 'string' || body.trim() === '')
+    throw badRequest(`The request body is empty; ${WANTED}`);
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    throw badRequest(`The request body is not valid JSON (${(error as Error).message}); ${WANTED}`);
+  }
 }

@@ -10,17 +10,17 @@ const API_VERSION = ['4', '1', '0'] as const;
 
 export function registerServer(app: FastifyInstance, ctx: AppContext) {
   const endpoints = async (request: FastifyRequest, reply: FastifyReply) =>
-    reply
-      .headers(listHeaders(1))
-      .send(
-        infoEnvelope(requestUrl(request), { available_endpoints: listEndpoints(ctx.prefix, ctx.posting) }),
-      );
+    reply.headers(listHeaders(1)).send(
+      infoEnvelope(requestUrl(request, ctx.origin), {
+        available_endpoints: listEndpoints(ctx.prefix, ctx.posting),
+      }),
+    );
   app.get(ctx.prefix === '' ? '/' : ctx.prefix, endpoints);
   app.get(`${ctx.prefix}/server/endpoints`, endpoints);
   app.get(`${ctx.prefix}/server`, async (request, reply) => {
     const backend = ctx.backends[0];
     return reply.headers(listHeaders(1)).send(
-      infoEnvelope(requestUrl(request), {
+      infoEnvelope(requestUrl(request, ctx.origin), {
         API_major_version: API_VERSION[0],
         API_minor_version: API_VERSION[1],
         API_prefix: ctx.prefix,
