@@ -1,6 +1,7 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError } from '../rest/errors.js';
+import { toJson } from '../util/exact-json.js';
 import { contextFrom, type AppContext, type AppOptions } from './context.js';
 import { endpointTable, listEndpoints, methodsOf, routePath } from './endpoints.js';
 import { registerCollections } from './routes/collections.js';
@@ -31,6 +32,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       compilersFactory: { buildValidator: schemasRefused, buildSerializer: schemasRefused },
     },
   });
+
+  // Numbers as the data holds them: 240.0 stays a float, long integers keep their digits.
+  app.setReplySerializer((payload) => toJson(payload));
 
   // The reference reads any POST body as JSON whatever its Content-Type (Flask's get_json(force=True)).
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
