@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Key (an array index as its string) -> the number at that key and the JSON text to write for it. */
-type Marks = Map<string, { value: number; text: string }>;
+export type Marks = Map<string, { value: number; text: string }>;
 
 const MARKS = Symbol('exact numbers');
 /** Every whole number held directly by a container marked so is a float (computed values: k-points). */
@@ -69,12 +69,19 @@ function prepare(container: object): Container {
   return c;
 }
 
+/** Marks for a container that has none: its numbers to write exactly, by key. */
+export function attachMarks<T extends object>(container: T, marks: Marks): T {
+  // Two defineProperty calls cost half of one defineProperties with a literal (300 against 600-1100 ns).
+  Object.defineProperty(container, 'toJSON', { value: exactToJSON, configurable: true });
+  Object.defineProperty(container, MARKS, { value: marks, configurable: true });
+  return container;
+}
+
 /** Write `text` (valid JSON for the number `value`) for `container[key]` while it holds `value`. */
 export function markNumber(container: object, key: string | number, value: number, text: string): void {
-  const c = prepare(container);
-  let marks = c[MARKS] as Marks | undefined;
-  if (!marks) Object.defineProperty(c, MARKS, { value: (marks = new Map()), configurable: true });
-  marks.set(String(key), { value, text });
+  const marks = (container as Container)[MARKS] as Marks | undefined;
+  if (marks) marks.set(String(key), { value, text });
+  else attachMarks(container, new Map([[String(key), { value, text }]]));
 }
 
 /** Written as a float: `container[key]`, a number computed as one (a volume of 27.0). */

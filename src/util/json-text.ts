@@ -5,7 +5,7 @@
  * which would lose digits. Most texts have none of them; a regular expression tells so and JSON.parse reads
  * them. The others are read by a parser of our own, which marks the containers holding such numbers.
  */
-import { looksInt, markNumber, wholeFloatText } from './exact-json.js';
+import { attachMarks, looksInt, wholeFloatText, type Marks } from './exact-json.js';
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
@@ -187,27 +187,31 @@ function readString(): string {
   }
 }
 
-/** Puts `value` at `key`, marking it when the token just read needs writing exactly. */
-function store(container: Record<string, unknown> | unknown[], key: string | number, value: unknown) {
-  if (key === '__proto__') {
-    Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true });
-  } else (container as Record<string, unknown>)[key] = value;
-  if (typeof value === 'number') {
-    const exact = exactText(token, tokenIsFloat, value);
-    if (exact !== undefined) markNumber(container, key, value, exact);
-  }
+/** The exact text of the number just read, or undefined when JSON.stringify writes it back as it is. */
+const exactOf = (value: unknown) =>
+  typeof value === 'number' ? exactText(token, tokenIsFloat, value) : undefined;
+
+/** Notes the number just read, at `key`, in `marks` (made when first needed) when it must be written exactly. */
+function noted(marks: Marks | undefined, key: string, value: unknown): Marks | undefined {
+  const text = exactOf(value);
+  if (text === undefined) return marks;
+  return (marks ?? new Map()).set(key, { value: value as number, text });
 }
 
+// Arrays and objects apart, each store site sees one kind of container; marks are attached once, at the end.
 function readArray(): unknown[] {
   at++;
   const out: unknown[] = [];
+  let marks: Marks | undefined;
   skipSpace();
   if (text.charCodeAt(at) === 93) return (at++, out);
   for (;;) {
-    store(out, out.length, readValue());
+    const value = readValue();
+    marks = noted(marks, String(out.length), value);
+    out.push(value);
     skipSpace();
     const c = text.charCodeAt(at++);
-    if (c === 93) return out;
+    if (c === 93) return marks ? attachMarks(out, marks) : out;
     if (c !== 44) throw new NotJson();
   }
 }
@@ -215,6 +219,7 @@ function readArray(): unknown[] {
 function readObject(): Record<string, unknown> {
   at++;
   const out: Record<string, unknown> = {};
+  let marks: Marks | undefined;
   skipSpace();
   if (text.charCodeAt(at) === 125) return (at++, out);
   for (;;) {
@@ -223,10 +228,14 @@ function readObject(): Record<string, unknown> {
     const key = readString();
     skipSpace();
     if (text.charCodeAt(at++) !== 58) throw new NotJson();
-    store(out, key, readValue());
+    const value = readValue();
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+    } else out[key] = value;
+    marks = noted(marks, key, value);
     skipSpace();
     const c = text.charCodeAt(at++);
-    if (c === 125) return out;
+    if (c === 125) return marks ? attachMarks(out, marks) : out;
     if (c !== 44) throw new NotJson();
   }
 }
