@@ -120,6 +120,20 @@ describe.each(storages)('odd values on %s', (storage, open) => {
       '"attributes.nested":{"x":0.0,"y":1.5}',
       '"extras.weight":3.0',
     ]);
+    // A value cast to a float in the query is a float, whole or not.
+    const cast = await app.inject({
+      method: 'POST',
+      url: '/api/v4/querybuilder/',
+      payload: {
+        path: [{ entity_type: 'data.core.dict.Dict.', orm_base: 'node', tag: 'd' }],
+        filters: { d: { uuid: { '==': ODD.dict!.uuid } } },
+        project: {
+          d: [{ 'attributes.ecutwfc': { cast: 'f' } }, { 'attributes.nested.y': { cast: 'f' } }],
+        },
+      },
+    });
+    expect(cast.statusCode, cast.body).toBe(200);
+    expectTexts(cast.body, ['"attributes.ecutwfc":60.0', '"attributes.nested.y":1.5']);
     // Filters still compare the stored numbers.
     const matching = async (value: number) => {
       const filtered = await app.inject({

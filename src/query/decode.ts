@@ -1,5 +1,5 @@
 /** Turn result rows of rendered SQL back into the QueryBuilder's per-tag dictionaries. */
-import { markNumber } from '../util/exact-json.js';
+import { looksInt, markNumber, wholeFloatText } from '../util/exact-json.js';
 import { ExactNumber, parseJsonText } from '../util/json-text.js';
 import { compiledFunction, propertyName } from '../util/literal-code.js';
 import type { Decoder } from './compile.js';
@@ -11,9 +11,13 @@ export type ResultRow = Record<string, Record<string, unknown>>;
 /** How many projected numbers were decoded as ExactNumber: rows decoded meanwhile are settled. */
 const exact = { count: 0, settle: settleRow };
 
-export function decodeValue(value: unknown, type: ColumnType): unknown {
+export function decodeValue(value: unknown, type: ColumnType | 'float'): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
+    case 'float':
+      if (typeof value !== 'number' || !looksInt(value)) return value;
+      exact.count++;
+      return new ExactNumber(value, wholeFloatText(value));
     case 'datetime':
       return value instanceof Date ? StoredDatetime.fromDate(value) : StoredDatetime.fromText(String(value));
     case 'json': {
@@ -38,7 +42,7 @@ export function rowDecoder(decoders: Decoder[], columns: string[]): (row: unknow
     const at = columns.indexOf(c.as);
     if (at < 0) throw new Error(`the projected column ${c.as} is not selected`);
     const cell = `row[${at}]`;
-    return c.type === 'datetime' || c.type === 'json' || c.type === 'bool'
+    return c.type === 'datetime' || c.type === 'json' || c.type === 'bool' || c.type === 'float'
       ? `decode(${cell}, ${JSON.stringify(c.type)})`
       : `(${cell} ?? null)`;
   };
