@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decodeValue, rowDecoder } from '../src/query/decode.js';
 import { carryMark, markFloat, markFloats, RawJson, toJson, wholeFloatText } from '../src/util/exact-json.js';
-import { ExactNumber, parseJsonText } from '../src/util/json-text.js';
+import { ExactNumber, parseJsonText, parseMarked } from '../src/util/json-text.js';
 
-/** What Python's json module makes of a text, as far as types go: which numbers are floats. */
-const roundTrip = (text: string) => toJson(parseJsonText(text));
+/** A text read with its containers marked, written again. */
+const roundTrip = (text: string) => toJson(parseMarked(text));
 
 describe('JSON texts read and written as the data holds them', () => {
   it('keeps whole-number floats floats, and their neighbours as they were', () => {
@@ -51,7 +51,8 @@ describe('JSON texts read and written as the data holds them', () => {
   it('reads strings, escapes, nesting and odd keys as JSON.parse does', () => {
     const text =
       '{"a\\"b": "x\\u00e9\\n", "__proto__": 1.0, "1": [1.0, {"k": [2.0]}], "s": "1.0, 2.0", "e": [], "o": {}}';
-    const value = parseJsonText(text);
+    expect(parseJsonText(text)).toEqual(JSON.parse(text));
+    const value = parseMarked(text);
     expect(value).toEqual(JSON.parse(text));
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(toJson(value)).toBe(
@@ -71,22 +72,33 @@ describe('JSON texts read and written as the data holds them', () => {
     expect(parseJsonText('99999999999999999999')).toEqual(new ExactNumber(1e20, '99999999999999999999'));
   });
 
-  it('writes a value as JSON.stringify does outside toJson, and leaves no markers behind', () => {
+  it('writes a value read from a text holding such numbers as that text', () => {
     const value = parseJsonText('{"x": 1.0}');
     expect(JSON.stringify(value)).toBe('{"x":1}');
-    expect(toJson({ data: value, s: 'plain' })).toBe('{"data":{"x":1.0},"s":"plain"}');
+    expect(toJson({ data: value, s: 'plain' })).toBe('{"data":{"x": 1.0},"s":"plain"}');
     expect(toJson({ s: 'plain' })).toBe('{"s":"plain"}');
+    // Texts without them are read by JSON.parse alone and written by JSON.stringify.
+    expect(toJson(parseJsonText('{"x": 1.5, "v": "1.05"}'))).toBe('{"x":1.5,"v":"1.05"}');
+  });
+
+  it('writes parts of such a value, taken apart, exactly', () => {
+    const from = parseJsonText('{"cell": [[0.0, 1.5]], "n": 2.0, "s": "x"}') as Record<string, unknown>;
+    const to: Record<string, unknown> = { cell: from.cell, n: from.n };
+    carryMark(from, 'cell', to);
+    carryMark(from, 'n', to);
+    expect(to).toEqual({ cell: [[0, 1.5]], n: 2 });
+    expect(toJson(to)).toBe('{"cell":[[0.0,1.5]],"n":2.0}');
   });
 
   it('writes nothing for a number no longer at its key', () => {
-    const value = parseJsonText('{"x": 1.0, "y": 2.0}') as Record<string, number>;
+    const value = parseMarked('{"x": 1.0, "y": 2.0}') as Record<string, number>;
     value.x = 1.5;
     value.y = 3;
     expect(toJson(value)).toBe('{"x":1.5,"y":3}');
   });
 
   it('carries marks into copies, and marks computed floats', () => {
-    const from = parseJsonText('{"x": 1.0}') as Record<string, number>;
+    const from = parseMarked('{"x": 1.0}') as Record<string, number>;
     const to = { y: from.x };
     carryMark(from, 'x', to, 'y');
     const dim = { dim: 3, value: 27 };
@@ -106,8 +118,9 @@ describe('JSON texts read and written as the data holds them', () => {
   });
 
   it('cannot be fooled by data that looks like a marker', () => {
-    const value = parseJsonText('{"s": "\\u0000abc:0", "x": 1.0}');
-    expect(toJson(value)).toBe('{"s":"\\u0000abc:0","x":1.0}');
+    const text = '{"s": "\\u0000abc:0", "x": 1.0}';
+    expect(toJson(parseJsonText(text))).toBe(text);
+    expect(toJson(parseMarked(text))).toBe('{"s":"\\u0000abc:0","x":1.0}');
   });
 
   it('names Python float texts', () => {
@@ -143,7 +156,7 @@ describe('rows decoded with exact numbers', () => {
     );
     const row = decode(['240.0', '{"y": 2.0, "z": 0.5}']);
     expect(row).toEqual({ n: { 'attributes.x': 240, attributes: { y: 2, z: 0.5 } } });
-    expect(toJson(row)).toBe('{"n":{"attributes.x":240.0,"attributes":{"y":2.0,"z":0.5}}}');
+    expect(toJson(row)).toBe('{"n":{"attributes.x":240.0,"attributes":{"y": 2.0, "z": 0.5}}}');
     const plain = decode(['240', '{"y": 2}']);
     expect(toJson(plain)).toBe('{"n":{"attributes.x":240,"attributes":{"y":2}}}');
     expect(decodeValue('[1.0]', 'json')).toEqual([1]);

@@ -64,9 +64,13 @@ describe.each(storages)('odd values on %s', (storage, open) => {
   const zero = postgres ? '0.0' : '-0.0';
   const huge = postgres ? '10000000000000000' : '1e+16';
 
-  /** Every `"key":value` text appears in the answer as written. */
+  /**
+   * Every `"key":value` text appears in the answer as written (values read from a text are written as the
+   * stored text, with its spaces: compared without the spaces between tokens).
+   */
   const expectTexts = (body: string, texts: string[]) => {
-    for (const text of texts) expect(body, text).toContain(text);
+    const compact = body.replace(/"(?:[^"\\]|\\.)*"|\s+/g, (m) => (m.startsWith('"') ? m : ''));
+    for (const text of texts) expect(compact, text).toContain(text);
   };
   const storedNumbers = [
     '"ecutrho":240.0',
@@ -90,6 +94,8 @@ describe.each(storages)('odd values on %s', (storage, open) => {
       '"attributes":{"ecutrho":240.0}',
     ]);
     expectTexts((await get(`/nodes/${dict}/contents/extras/`)).body, ['"weight":3.0', '"count":2']);
+    const parts = await get(`/nodes/${dict}/contents/attributes/?attributes_filter=nested,list`);
+    expectTexts(parts.body, ['"nested":{"x":0.0,"y":1.5}', '"list":[1.0,2.5,3]']);
   });
 
   it('keeps them in node listings, whole or projected by key', async () => {
@@ -196,6 +202,12 @@ describe.each(storages)('odd values on %s', (storage, open) => {
   it('writes computed floats as floats in derived properties', async () => {
     const slab = (await get(`/nodes/${ODD.slab!.uuid}/contents/derived_properties/`)).body;
     expect(slab).toContain('"dimensionality":{"dim":2,"label":"surface","value":12.0}');
+    const mesh = (await get(`/nodes/${ODD.mesh!.uuid}/contents/derived_properties/`)).body;
+    expectTexts(mesh, [
+      '"mesh":[2,2,2]',
+      '"offset":[0.0,0.0,0.0]',
+      '"explicit_kpoints_rel":[[0.0,0.0,0.0],[0.0,0.0,0.5],',
+    ]);
     const molecule = (await get(`/nodes/${ODD.molecule!.uuid}/contents/derived_properties/`)).body;
     expect(molecule).toContain('"dimensionality":{"dim":0,"label":"","value":0}');
   });

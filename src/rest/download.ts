@@ -23,7 +23,7 @@ import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
 import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
 import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
-import { markFloat, markFloats, RawJson } from '../util/exact-json.js';
+import { carryMark, markFloat, markFloats, RawJson } from '../util/exact-json.js';
 import { badRequest, inputError, notImplemented } from './errors.js';
 import { readNodeFile, type NodeRecord } from './node-contents.js';
 
@@ -131,6 +131,8 @@ export async function derivedOf(backend: StorageBackend, node: NodeRecord): Prom
     const floats = !kpoints || kpoints.isFloat || 'mesh' in node.attributes;
     for (const key of ['explicit_kpoints_rel', 'labelled_kpoints_rel']) if (floats) floatsIn(derived[key]);
     for (const key of ['explicit_kpoints_abs', 'labelled_kpoints_abs']) floatsIn(derived[key]);
+    // The mesh and offset are the attributes' own (an offset of 0.0 stays a float).
+    for (const key of ['mesh', 'offset']) if (key in derived) carryMark(node.attributes, key, derived);
     const zone = derived.faces_data as Record<string, unknown> | undefined;
     if (zone) for (const key of ['faces', 'triangles_vertices']) markFloats(zone[key]);
     return derived;

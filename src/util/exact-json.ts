@@ -2,11 +2,14 @@
  * Numbers written as the data holds them. JSON.parse and JSON.stringify know one kind of number: a float
  * stored as `240.0` comes back as `240`, which a Python client reads as an int, and an int past 2^53 loses
  * its last digits. Node 20 has neither JSON.rawJSON nor the source text in JSON.parse, so values stay plain
- * numbers (every consumer, exporters and derived properties included, computes with them) and the
- * containers that hold such a number carry, out of sight (a symbol and a toJSON that are not enumerable),
- * the text to write in its place. `toJson` writes it: through JSON.stringify, each marked container hands
- * over a copy holding a marker string instead of the number, and the markers are replaced by their texts
- * afterwards. An answer without marked containers costs one comparison more than JSON.stringify.
+ * numbers (every consumer, exporters and derived properties included, computes with them), and what is
+ * needed to write them back travels out of sight (a symbol and a toJSON that are not enumerable):
+ * - a value read from a JSON text holding such numbers keeps that text, and is written as it (decoded
+ *   values are never changed);
+ * - a container holding such a number by itself (a projected `240.0` in its record, a computed volume)
+ *   carries the text to write for it.
+ * `toJson` writes them: through JSON.stringify each such value hands over a marker string, replaced by its
+ * text afterwards. An answer without them costs one comparison more than JSON.stringify.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -99,17 +102,61 @@ export function markFloats<T>(value: T): T {
   return value;
 }
 
+const SOURCE = Symbol('source text');
+
+function sourceToJSON(this: Container): unknown {
+  return writing ? marker(this[SOURCE] as string) : this;
+}
+
+/** `value`, read from the JSON text `source`, is written as that text. */
+export function keepSource<T extends object>(value: T, source: string): T {
+  Object.defineProperty(value, 'toJSON', { value: sourceToJSON, configurable: true });
+  Object.defineProperty(value, SOURCE, { value: source, configurable: true });
+  return value;
+}
+
+/** The reader of texts into values whose containers carry their marks (json-text.ts registers it). */
+let readMarked: ((text: string) => unknown) | undefined;
+const twins = new WeakMap<object, Container>();
+
+export function setMarkedReader(read: (text: string) => unknown): void {
+  readMarked = read;
+}
+
+/** An equal value, read again from the source text of `value` with every container marked. */
+function twinOf(value: Container): Container {
+  let twin = twins.get(value);
+  if (!twin)
+    twins.set(
+      value,
+      (twin = (readMarked as (text: string) => unknown)(value[SOURCE] as string) as Container),
+    );
+  return twin;
+}
+
 /** Whether `container` carries numbers to write exactly. */
 export const hasMarks = (container: object): boolean =>
   (container as Container)[MARKS] !== undefined || (container as Container)[ALL_FLOATS] !== undefined;
 
 /**
- * Moves the mark of `from[fromKey]` to `to[toKey]`, for code that copies values into new containers
- * (selected keys, formatted records, nested projections).
+ * Keeps `to[toKey]`, copied from `from[fromKey]`, written exactly, for code that copies values into new
+ * containers (selected keys, formatted records, nested projections): a number's mark is carried over; a
+ * part of a value read from a text (attributes filtered by key) is replaced by its equal, marked twin.
  */
 export function carryMark(from: object, fromKey: string, to: object, toKey = fromKey): void {
-  const mark = ((from as Container)[MARKS] as Marks | undefined)?.get(fromKey);
-  if (mark && Object.is((to as Container)[toKey], mark.value)) markNumber(to, toKey, mark.value, mark.text);
+  let source = from as Container;
+  const target = to as Container;
+  if (source[SOURCE] !== undefined) {
+    if (target[toKey] !== source[fromKey]) return;
+    source = twinOf(source);
+    const part = source[fromKey];
+    if (typeof part === 'object' && part !== null) {
+      target[toKey] = part;
+      return;
+    }
+  }
+  const mark = (source[MARKS] as Marks | undefined)?.get(fromKey);
+  if (mark && Object.is(target[toKey], mark.value)) markNumber(to, toKey, mark.value, mark.text);
 }
 
 /** Every mark of `from` whose value `to` holds under the same key. */

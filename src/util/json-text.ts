@@ -1,22 +1,29 @@
 /**
- * JSON text from the databases (attributes, extras, projected values) -> values, with the numbers that
- * JSON.stringify would write differently from the text marked for exact writing (exact-json.ts): floats
- * holding whole numbers (`240.0`, `1e+16`, `-0.0`), which would lose their point, and integers past 2^53,
- * which would lose digits. Most texts have none of them; a regular expression tells so and JSON.parse reads
- * them. The others are read by a parser of our own, which marks the containers holding such numbers.
+ * JSON text from the databases (attributes, extras, projected values) -> values, with what is needed to
+ * write back exactly (exact-json.ts) the numbers that JSON.stringify would write differently from the text:
+ * floats holding whole numbers (`240.0`, `1e+16`, `-0.0`), which would lose their point, and integers past
+ * 2^53, which would lose digits. Most texts have none of them; a quick scan tells so and JSON.parse reads
+ * them. The others are read by JSON.parse too, and keep their text to be written as it.
  */
-import { attachMarks, looksInt, wholeFloatText, type Marks } from './exact-json.js';
+import {
+  attachMarks,
+  keepSource,
+  looksInt,
+  setMarkedReader,
+  wholeFloatText,
+  type Marks,
+} from './exact-json.js';
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * Whether a text may hold a number to write exactly: a number token whose fraction is all zeros (`240.0`,
  * what Python and PostgreSQL write for whole floats), a positive exponent (`1e+16`, Python's form past
- * 10^16), or 16 digits in a row (an integer past 2^53). Strings are not told apart: a version "1.0" sends
- * its text to the slower reader, which finds nothing to mark. Exponents without a sign (`1e5`) or whole
- * numbers with a negative one (`10e-1`) are not looked for: neither Python, PostgreSQL nor JSON.stringify
- * writes them. Written with indexOf and a sparse scan, a fifth of JSON.parse's time on common texts; one
- * regular expression for the same took half (scripts/bench-json-text.ts, docs/compatibility.md).
+ * 10^16), or 16 digits in a row (an integer past 2^53). Strings are not told apart: a text with a version
+ * "1.0" is kept and written as it is, which is exact too. Exponents without a sign (`1e5`) or whole numbers
+ * with a negative one (`10e-1`) are not looked for: neither Python, PostgreSQL nor JSON.stringify writes
+ * them. Written with indexOf and a sparse scan, a fifth to a quarter of JSON.parse's time on common texts;
+ * one regular expression for the same took half (scripts/bench-json-text.ts, docs/compatibility.md).
  */
 export function mayHoldExact(t: string): boolean {
   const n = t.length;
@@ -62,12 +69,27 @@ export class ExactNumber {
 }
 
 /**
- * The value of a JSON text, as JSON.parse reads it, with whole-number floats and long integers marked in
- * their containers. A text that is one such number gives an ExactNumber, for the caller to mark where it
- * puts the value.
+ * The value of a JSON text, as JSON.parse reads it. When the text may hold numbers that JSON.stringify would
+ * write differently, the value keeps the text to be written as it (exact-json.ts); a text that is one such
+ * number gives an ExactNumber, for the caller to mark where it puts the value.
  */
 export function parseJsonText(source: string): unknown {
   if (!mayHoldExact(source)) return JSON.parse(source);
+  const value: unknown = JSON.parse(source);
+  if (typeof value === 'object' && value !== null) return keepSource(value, source);
+  if (typeof value === 'number') {
+    const token = source.trim();
+    const exact = exactText(token, /[.eE]/.test(token), value);
+    if (exact !== undefined) return new ExactNumber(value, exact);
+  }
+  return value;
+}
+
+/**
+ * The value of a JSON text with whole-number floats and long integers marked in the containers that hold
+ * them, read by a parser of our own (three times JSON.parse's time): for parts of a value taken apart.
+ */
+export function parseMarked(source: string): unknown {
   text = source;
   at = 0;
   escapeAt = source.indexOf('\\');
@@ -75,10 +97,6 @@ export function parseJsonText(source: string): unknown {
     const value = readValue();
     skipSpace();
     if (at !== text.length) return JSON.parse(source);
-    if (typeof value === 'number') {
-      const exact = exactText(token, tokenIsFloat, value);
-      if (exact !== undefined) return new ExactNumber(value, exact);
-    }
     return value;
   } catch (error) {
     // Anything our reader refuses, JSON.parse refuses too, with its own message.
@@ -88,6 +106,8 @@ export function parseJsonText(source: string): unknown {
     text = '';
   }
 }
+
+setMarkedReader(parseMarked);
 
 class NotJson extends Error {}
 

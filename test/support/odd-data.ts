@@ -113,6 +113,13 @@ export const ODD: Record<string, OddNode> = {
     extras: '{}',
     files: {},
   },
+  mesh: {
+    uuid: 'a0d0d000-0000-4000-8000-000000000007',
+    nodeType: 'data.core.array.kpoints.KpointsData.',
+    attributes: '{"mesh": [2, 2, 2], "offset": [0.0, 0.0, 0.0]}',
+    extras: '{}',
+    files: {},
+  },
   folder: {
     uuid: 'a0d0d000-0000-4000-8000-000000000006',
     nodeType: 'data.core.folder.FolderData.',
