@@ -1,6 +1,7 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { HttpError } from '../rest/errors.js';
+import { toJson } from '../util/exact-json.js';
 import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
 import { clientError, frameworkError, refuseConnect } from './early-errors.js';
 import { listEndpoints } from './endpoints.js';
@@ -76,6 +77,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   refuseConnect(app.server);
+  // Numbers as the data holds them: 240.0 stays a float, long integers keep their digits.
+  app.setReplySerializer((payload) => toJson(payload));
 
   // Bodies are kept as text, whatever their Content-Type: the one route that reads one (POST /querybuilder/)
   // reads it as JSON itself, as the reference does (Flask's get_json(force=True)). Fastify's own parsers would

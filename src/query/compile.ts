@@ -17,7 +17,8 @@ const WALK_MAX_DEPTH = 10_000;
 export type Decoder = {
   tag: string;
   key: string;
-  columns: { as: string; name: string; type: ColumnType }[];
+  /** `float`: a value cast to a float in the query, written as one even when whole. */
+  columns: { as: string; name: string; type: ColumnType | 'float' }[];
   shape: 'scalar' | 'entity' | 'spread';
 };
 
@@ -224,7 +225,7 @@ function castExpr(item: Expr, cast: string): Expr {
 }
 
 function projectionColumns(p: Projection, tag: string, info: TagInfo, columns: Select['columns']): Decoder {
-  const add = (expr: Expr, type: ColumnType, name: string, aggregate = false) => {
+  const add = (expr: Expr, type: ColumnType | 'float', name: string, aggregate = false) => {
     const as = `${aggregate ? 'a' : 'c'}${columns.length}`;
     columns.push({ expr, as });
     return { as, name, type };
@@ -235,12 +236,12 @@ function projectionColumns(p: Projection, tag: string, info: TagInfo, columns: S
   if (p.kind === 'all') return { tag, key: '**', columns: all(), shape: 'spread' };
   const type = typeOf(p.field, info);
   let expr = fieldExpr(p.field, info, 'json');
-  let outType: ColumnType = p.field.path.length > 0 ? 'json' : type;
+  let outType: ColumnType | 'float' = p.field.path.length > 0 ? 'json' : type;
   if (p.cast) {
     const castTo = ({ f: 'real', i: 'int', t: 'text', b: 'bool', j: 'json', d: 'datetime' } as const)[p.cast];
     if (castTo !== 'json' && castTo !== 'datetime') {
       expr = castExpr(expr, p.cast);
-      outType = castTo === 'real' ? 'int' : castTo;
+      outType = castTo === 'real' ? 'float' : castTo;
     } else {
       outType = castTo === 'datetime' ? 'datetime' : outType;
       if (castTo === 'datetime' && expr.t === 'json') expr = { ...expr, mode: 'value' };

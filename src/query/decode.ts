@@ -1,4 +1,6 @@
 /** Turn result rows of rendered SQL back into the QueryBuilder's per-tag dictionaries. */
+import { looksInt, markNumber, wholeFloatText } from '../util/exact-json.js';
+import { ExactNumber, parseJsonText } from '../util/json-text.js';
 import { compiledFunction, propertyName } from '../util/literal-code.js';
 import type { Decoder } from './compile.js';
 import { StoredDatetime } from './datetime.js';
@@ -6,13 +8,24 @@ import type { ColumnType } from './schema.js';
 
 export type ResultRow = Record<string, Record<string, unknown>>;
 
-export function decodeValue(value: unknown, type: ColumnType): unknown {
+/** How many projected numbers were decoded as ExactNumber: rows decoded meanwhile are settled. */
+const exact = { count: 0, settle: settleRow };
+
+export function decodeValue(value: unknown, type: ColumnType | 'float'): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
+    case 'float':
+      if (typeof value !== 'number' || !looksInt(value)) return value;
+      exact.count++;
+      return new ExactNumber(value, wholeFloatText(value));
     case 'datetime':
       return value instanceof Date ? StoredDatetime.fromDate(value) : StoredDatetime.fromText(String(value));
-    case 'json':
-      return typeof value === 'string' ? JSON.parse(value) : value;
+    case 'json': {
+      if (typeof value !== 'string') return value;
+      const parsed = parseJsonText(value);
+      if (parsed instanceof ExactNumber) exact.count++;
+      return parsed;
+    }
     case 'bool':
       return typeof value === 'number' ? value !== 0 : value;
     default:
@@ -29,7 +42,7 @@ export function rowDecoder(decoders: Decoder[], columns: string[]): (row: unknow
     const at = columns.indexOf(c.as);
     if (at < 0) throw new Error(`the projected column ${c.as} is not selected`);
     const cell = `row[${at}]`;
-    return c.type === 'datetime' || c.type === 'json' || c.type === 'bool'
+    return c.type === 'datetime' || c.type === 'json' || c.type === 'bool' || c.type === 'float'
       ? `decode(${cell}, ${JSON.stringify(c.type)})`
       : `(${cell} ?? null)`;
   };
@@ -44,9 +57,29 @@ export function rowDecoder(decoders: Decoder[], columns: string[]): (row: unknow
     else if (d.columns[0]) properties.push(`${propertyName(d.key)}: ${value(d.columns[0])}`);
   }
   const literal = [...tags].map(([tag, properties]) => `${propertyName(tag)}: {${properties.join(', ')}}`);
-  const decode = compiledFunction<(row: unknown[], decodeValue: unknown) => ResultRow>(
-    ['row', 'decode'],
-    `return {${literal.join(', ')}};`,
+  // A projected value that is a whole-number float (or a long integer) is put in its record as a number,
+  // and the record marked; the count tells, at the cost of one comparison a row, whether there is one.
+  const decode = compiledFunction<(row: unknown[], decodeValue: unknown, exact: unknown) => ResultRow>(
+    ['row', 'decode', 'exact'],
+    `const seen = exact.count; const out = {${literal.join(', ')}}; ` +
+      'return seen === exact.count ? out : exact.settle(out);',
   );
-  return (row) => decode(row, decodeValue);
+  return (row) => decode(row, decodeValue, exact);
+}
+
+/** ExactNumbers of a row (values of its records, or of the entities they hold) -> marked numbers. */
+function settleRow(row: ResultRow): ResultRow {
+  const settle = (record: Record<string, unknown>, depth: number) => {
+    for (const key of Object.keys(record)) {
+      const value = record[key];
+      if (value instanceof ExactNumber) {
+        record[key] = value.value;
+        markNumber(record, key, value.value, value.text);
+      } else if (depth > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        settle(value as Record<string, unknown>, depth - 1);
+      }
+    }
+  };
+  for (const record of Object.values(row)) settle(record, 1);
+  return row;
 }

@@ -23,6 +23,7 @@ import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
 import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
 import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
+import { carryMark, markFloat, markFloats, RawJson } from '../util/exact-json.js';
 import { badRequest, inputError, notImplemented } from './errors.js';
 import { readNodeFile, type NodeRecord } from './node-contents.js';
 
@@ -117,17 +118,36 @@ async function render(
 /** `contents/derived_properties/`: the band segments for BandsData (they live in files), else from attributes. */
 export async function derivedOf(backend: StorageBackend, node: NodeRecord): Promise<Record<string, unknown>> {
   const type = classType(node.node_type);
+  // Computed numbers are written as the reference's numpy floats are (a volume of 27.0, k-point 0.0).
   if (type === 'data.core.array.bands.BandsData.') {
-    return { bands: JSON.parse(bandsJson(await readBands(backend, node), false)) as unknown };
+    return { bands: new RawJson(bandsJson(await readBands(backend, node), false)) };
   }
   if (type === 'data.core.array.kpoints.KpointsData.') {
     const kpoints =
       'array|kpoints' in node.attributes
         ? readNpy(await readNodeFile(backend, node, 'kpoints.npy'))
         : undefined;
-    return kpointsDerived(node.attributes, kpoints);
+    const derived = kpointsDerived(node.attributes, kpoints);
+    const floats = !kpoints || kpoints.isFloat || 'mesh' in node.attributes;
+    for (const key of ['explicit_kpoints_rel', 'labelled_kpoints_rel']) if (floats) floatsIn(derived[key]);
+    for (const key of ['explicit_kpoints_abs', 'labelled_kpoints_abs']) floatsIn(derived[key]);
+    // The mesh and offset are the attributes' own (an offset of 0.0 stays a float).
+    for (const key of ['mesh', 'offset']) if (key in derived) carryMark(node.attributes, key, derived);
+    const zone = derived.faces_data as Record<string, unknown> | undefined;
+    if (zone) for (const key of ['faces', 'triangles_vertices']) markFloats(zone[key]);
+    return derived;
   }
-  return derivedProperties(node.node_type, node.attributes);
+  const derived = derivedProperties(node.node_type, node.attributes);
+  const dimensionality = derived.dimensionality as { dim: number } | undefined;
+  // numpy's norm or volume; a 0-dimensional structure's 0 is an int.
+  if (dimensionality && dimensionality.dim > 0) markFloat(dimensionality, 'value');
+  return derived;
+}
+
+/** Lists of coordinates, or labelled points (`{G: [0, 0, 0]}`), written as floats. */
+function floatsIn(value: unknown): void {
+  if (Array.isArray(value)) markFloats(value);
+  else if (typeof value === 'object' && value !== null) Object.values(value).forEach((v) => markFloats(v));
 }
 
 const units = (node: NodeRecord) => String(node.attributes.units);

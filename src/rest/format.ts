@@ -1,6 +1,7 @@
 /** Turning query rows into the v4 JSON shapes. */
 import { fullTypeOf } from '../domain/full-type.js';
 import { StoredDatetime } from '../query/index.js';
+import { carryMarks, hasMarks } from '../util/exact-json.js';
 import { KeptMap } from '../util/kept-map.js';
 import { compiledFunction, propertyName } from '../util/literal-code.js';
 
@@ -43,7 +44,12 @@ function formatFor(keys: string[], withFullType: boolean): Format {
     ['r', 'format', 'fullType'],
     `return {${properties.join(', ')}};`,
   );
-  return formats.set(id, (record) => compiled(record, formatValue, fullTypeOf));
+  return formats.set(id, (record) => {
+    const out = compiled(record, formatValue, fullTypeOf);
+    // Projected numbers to write exactly (`attributes.x` of 240.0) stay marked in the formatted record.
+    if (hasMarks(record)) carryMarks(record, out);
+    return out;
+  });
 }
 
 /** The shapes formatted last, tried before the kept map: comparing key lists costs less than naming them. */

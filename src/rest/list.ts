@@ -13,6 +13,7 @@ import { recordFormatter } from './format.js';
 import { idFilter, isCompleteUuid, resolveId, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { derivedFrom } from '../util/derived.js';
+import { carryMark } from '../util/exact-json.js';
 import { checkLimitCap, checkWindowParams, limitWindow, pageWindow, type PageLinks } from './pagination.js';
 
 export interface ListRequest {
@@ -255,6 +256,7 @@ function nestProjected(record: Record<string, unknown>, qs: ParsedQueryString): 
     for (const key of asList(keys)) {
       const column = `${kind}.${String(key)}`;
       nested[String(key)] = out[column] ?? null;
+      carryMark(record, column, nested, String(key));
       delete out[column];
     }
     out[kind] = nested;

@@ -13,6 +13,7 @@ import { HttpError, badRequest, inputError } from './errors.js';
 import { formatValue } from './format.js';
 import { idFilter, recordQuery, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { carryMark } from '../util/exact-json.js';
 
 export interface NodeRecord {
   id: number;
@@ -65,7 +66,11 @@ export function selectKeys(values: Record<string, unknown>, filter: unknown): Re
   const keys = asKeyList(filter);
   if (keys === undefined) return values;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(values)) if (keys.includes(key)) out[key] = values[key];
+  for (const key of Object.keys(values)) {
+    if (!keys.includes(key)) continue;
+    out[key] = values[key];
+    carryMark(values, key, out);
+  }
   return out;
 }
 

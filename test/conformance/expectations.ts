@@ -66,6 +66,8 @@ function emptyDownload({ headers, raw }: AnswerView): string | undefined {
   if (headers['content-type'] !== 'application/octet-stream')
     return `content-type ${headers['content-type']}`;
   if (!headers['content-disposition']?.startsWith('attachment')) return 'no Content-Disposition: attachment';
+  // The reference's X-Total-Count of its envelope, which clients read, comes with the download.
+  if (headers['x-total-count'] !== '1') return `X-Total-Count ${headers['x-total-count']}, expected 1`;
   return raw.length === 0 ? undefined : `expected no bytes, got ${raw.length}`;
 }
 

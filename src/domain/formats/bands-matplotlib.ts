@@ -179,7 +179,7 @@ const plotCode = (d: PlotDict) => (d.paths.length === 1 ? ONE_SEGMENT : MANY_SEG
 
 export function mplSinglefile(b: Bands, units: string): string {
   const data = plotDict(b, units);
-  return `${HEADER}all_data_str = r"""${pyJson(data, 2)}"""\n${body(plotCode(data))}pl.show()`;
+  return `${HEADER}all_data_str = r"""${pyJson(data, 2, 'python')}"""\n${body(plotCode(data))}pl.show()`;
 }
 
 export function mplWithJson(b: Bands, units: string): string {

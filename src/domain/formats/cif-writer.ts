@@ -4,6 +4,7 @@
  * [0, 1) along periodic directions. The values are those aiida computes; the layout is plain CIF (aiida's is
  * PyCifRW's column packing), so files are equal in content, not byte for byte (docs/compatibility.md).
  */
+import { completeCell } from '../cell.js';
 import type { Structure } from '../structure.js';
 import { pyFloat } from './python-text.js';
 
@@ -36,8 +37,10 @@ const quoted = (v: string) => (/[\s']/.test(v) ? `'${v}'` : v);
 export function cifBlock(name: string, structure: Structure, symbolOf: (kindName: string) => string): string {
   const cell = structure.cell as [Vec, Vec, Vec];
   const [a, b, c] = [norm(cell[0]), norm(cell[1]), norm(cell[2])];
+  // Between a missing (zero) vector and another, 90 degrees, as ASE's cell_to_cellpar says; aiida's own
+  // arccos gives nan there (docs/compatibility.md).
   const angle = (u: Vec, v: Vec, lu: number, lv: number) =>
-    (Math.acos(dot(u, v) / (lu * lv)) * 180) / Math.PI;
+    lu * lv > 1e-16 ? (Math.acos(dot(u, v) / (lu * lv)) * 180) / Math.PI : 90.0;
   const items: [string, string][] = [
     ['_cell_angle_alpha', pyFloat(angle(cell[1], cell[2], b, c))],
     ['_cell_angle_beta', pyFloat(angle(cell[0], cell[2], a, c))],
@@ -47,11 +50,12 @@ export function cifBlock(name: string, structure: Structure, symbolOf: (kindName
     ['_cell_length_c', pyFloat(c)],
   ];
   const periodic = structure.pbc.every(Boolean);
+  const basis = completeCell(cell) as [Vec, Vec, Vec];
   const counts = new Map<string, number>();
   const rows = structure.sites.map((site) => {
     const symbol = symbolOf(site.kind_name);
     counts.set(symbol, (counts.get(symbol) ?? 0) + 1);
-    const f = fractional(cell, site.position as Vec).map((x, i) => (structure.pbc[i] ? wrap(x) : x));
+    const f = fractional(basis, site.position as Vec).map((x, i) => (structure.pbc[i] ? wrap(x) : x));
     return [`${symbol}${counts.get(symbol)}`, ...f.map(pyFloat), symbol];
   });
   const lines = [`data_${name}`, ''];

@@ -3,10 +3,12 @@
  * byte-identical to aiida's. JSON.parse cannot tell 1.0 from 1: callers say which numbers are floats.
  */
 
+/** Python's text of the floats that have no digits: `nan`, `inf`, `-inf` (repr and format alike). */
+const nonFinite = (x: number) => (Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf');
+
 /** Python's repr(float): shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
 export function pyFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  if (!Number.isFinite(x)) return nonFinite(x);
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
   const [mantissa, expText] = x.toExponential().split('e') as [string, string];
   const exp = Number(expText);
@@ -30,6 +32,7 @@ export function pyFloat(x: number): string {
 
 /** Python's format(x, '.Nf'), including the sign of negative zero. */
 export function pyFixed(x: number, decimals: number, width = 0): string {
+  if (!Number.isFinite(x)) return nonFinite(x).padStart(width);
   const text =
     Object.is(x, -0) || (x < 0 && Number(x.toFixed(decimals)) === 0)
       ? `-${Math.abs(x).toFixed(decimals)}`
@@ -43,14 +46,27 @@ export class PyFloat {
 }
 
 /**
+ * How NaN and infinities are written: `null` in JSON answers and files (valid JSON, as aiida's clean_array
+ * writes the arrays of ArrayData), or `NaN`/`Infinity` as json.dumps writes them, for JSON that only Python
+ * reads (the data embedded in exported matplotlib scripts).
+ */
+export type NonFinite = 'null' | 'python';
+
+const jsonNonFinite = (x: number, mode: NonFinite) =>
+  mode === 'null' ? 'null' : Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
+
+/**
  * Python's json.dumps: default settings (`, ` and `: ` separators, ASCII-only output), or with `indent`
  * (one item a line, `,` at line ends, empty lists and objects as `[]` and `{}`).
  */
-export function pyJson(value: unknown, indent?: number, depth = 0): string {
-  if (value instanceof PyFloat) return pyFloat(value.value);
+export function pyJson(value: unknown, indent?: number, nonFiniteAs: NonFinite = 'null', depth = 0): string {
+  if (value instanceof PyFloat || typeof value === 'number') {
+    const x = value instanceof PyFloat ? value.value : value;
+    if (!Number.isFinite(x)) return jsonNonFinite(x, nonFiniteAs);
+    return typeof value === 'number' && Number.isInteger(x) ? String(x) : pyFloat(x);
+  }
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : pyFloat(value);
   if (typeof value === 'string') {
     return JSON.stringify(value).replace(
       /[\u007f-\uffff]/g,
@@ -58,9 +74,9 @@ export function pyJson(value: unknown, indent?: number, depth = 0): string {
     );
   }
   const items = Array.isArray(value)
-    ? value.map((v) => pyJson(v, indent, depth + 1))
+    ? value.map((v) => pyJson(v, indent, nonFiniteAs, depth + 1))
     : Object.entries(value as Record<string, unknown>).map(
-        ([k, v]) => `${pyJson(k)}: ${pyJson(v, indent, depth + 1)}`,
+        ([k, v]) => `${pyJson(k)}: ${pyJson(v, indent, nonFiniteAs, depth + 1)}`,
       );
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (indent === undefined) return `${open}${items.join(', ')}${close}`;
