@@ -24,7 +24,7 @@ export { QueryTimeoutError };
 export interface PoolOptions {
   /** Query processes (default: 2). */
   size?: number;
-  /** Time limit of a request's queries in milliseconds, when the request brings no deadline (default 30 s). */
+  /** Time limit of one statement in milliseconds; a request's own deadline may end it sooner (default 30 s). */
   timeoutMs?: number;
   /**
    * The file never changes while served (an archive's extracted copy, Quarry's own): each connection keeps
@@ -155,7 +155,8 @@ export class SqlitePool implements Database {
         return Promise.reject(error as Error);
       }
     }
-    const deadline = budget?.deadline ?? Date.now() + this.timeoutMs;
+    // The request's deadline, and never more than the storage's own limit for one statement.
+    const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const name = this.sqlName(statement.sql);
     const heavy = budget?.heavy === true || this.slow.get(name) === true;
     const task: Task = { statement, arrays, heavy, deadline, name, measuredAs };

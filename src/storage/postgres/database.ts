@@ -101,7 +101,8 @@ export class PostgresDatabase implements Database {
   }
 
   private async run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
-    const deadline = budget?.deadline ?? Date.now() + this.timeoutMs;
+    // The request's deadline, and never more than the storage's own limit for one statement.
+    const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const heavy = budget?.heavy === true;
     if (!this.admission.tryEnter(heavy)) await this.admission.wait(heavy, deadline, this.timeoutMs / 1000);
     try {
