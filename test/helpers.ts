@@ -1,5 +1,6 @@
 /** Shared fixtures: a small generated archive, opened once per test file. */
 import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateArchive } from '../src/generate/index.js';
@@ -27,4 +28,11 @@ export async function appOn(file: string, options: Omit<AppOptions, 'backends'> 
       await backend.close();
     },
   };
+}
+
+/** The app of `appOn`, listening on a free loopback port: for tests that speak raw HTTP to it. */
+export async function listeningOn(file: string, options: Omit<AppOptions, 'backends'> = {}) {
+  const served = await appOn(file, options);
+  await served.app.listen({ host: '127.0.0.1', port: 0 });
+  return { ...served, port: (served.app.server.address() as AddressInfo).port };
 }

@@ -2,9 +2,8 @@
  * What arrives before Quarry's routes, over real HTTP: paths the router cannot read, bytes the parser refuses,
  * methods no endpoint takes, bodies in any Content-Type, and clients too slow to finish a request.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appOn, smallArchive } from './helpers.js';
+import { listeningOn, smallArchive } from './helpers.js';
 import { rawExchange, rawRequest, type RawAnswer } from './support/raw-http.js';
 
 /** Quarry's shape for every error: a JSON `{message}` a browser client may read. */
@@ -24,12 +23,11 @@ beforeAll(async () => {
 });
 
 describe('errors before the routes, over HTTP', () => {
-  let ctx: Awaited<ReturnType<typeof appOn>>;
+  let ctx: Awaited<ReturnType<typeof listeningOn>>;
   let port: number;
   beforeAll(async () => {
-    ctx = await appOn(archive);
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (ctx.app.server.address() as AddressInfo).port;
+    ctx = await listeningOn(archive);
+    port = ctx.port;
   });
   afterAll(async () => ctx.close());
   const get = (target: string, headers?: string[]) => rawRequest(port, 'GET', target, headers);
@@ -118,14 +116,13 @@ describe('errors before the routes, over HTTP', () => {
 });
 
 describe('slow clients', () => {
-  let ctx: Awaited<ReturnType<typeof appOn>>;
+  let ctx: Awaited<ReturnType<typeof listeningOn>>;
   let port: number;
   beforeAll(async () => {
     // The limits of a public server, scaled down to fit a test.
     const timeouts = { headersMs: 600, requestMs: 1_200, checkMs: 100, keepAliveMs: 500, silenceMs: 3_000 };
-    ctx = await appOn(archive, { timeouts });
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (ctx.app.server.address() as AddressInfo).port;
+    ctx = await listeningOn(archive, { timeouts });
+    port = ctx.port;
   });
   afterAll(async () => ctx.close());
 

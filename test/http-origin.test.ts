@@ -2,10 +2,9 @@
  * The scheme and host written into answers: a Host header that is not a host is refused, `--public-url`
  * replaces them, and `X-Forwarded-*` count only behind a trusted proxy.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidHost, parsePublicUrl } from '../src/http/origin.js';
-import { appOn, smallArchive } from './helpers.js';
+import { appOn, listeningOn, smallArchive } from './helpers.js';
 import { rawExchange, rawRequest } from './support/raw-http.js';
 
 describe('isValidHost', () => {
@@ -78,12 +77,11 @@ beforeAll(async () => {
 const PAGE = '/api/v4/nodes/page/2/?perpage=5';
 
 describe('the Host header, over HTTP', () => {
-  let ctx: Awaited<ReturnType<typeof appOn>>;
+  let ctx: Awaited<ReturnType<typeof listeningOn>>;
   let port: number;
   beforeAll(async () => {
-    ctx = await appOn(archive);
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (ctx.app.server.address() as AddressInfo).port;
+    ctx = await listeningOn(archive);
+    port = ctx.port;
   });
   afterAll(async () => ctx.close());
 
