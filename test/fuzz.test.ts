@@ -92,7 +92,7 @@ describe('fuzz: no input gets a 500, a crash or no answer', () => {
       backend.label,
       async () => {
         const storage = await backend.open();
-        const app = await buildApp({ backends: [storage] });
+        const app = await buildApp({ backends: [storage], queryTimeoutMs: QUERY_TIMEOUT_MS });
         opened.push({ app, backend: storage });
         const corpus = await collectCorpus(app, hasRich ? shared : undefined);
         const seed = SEED + i;
