@@ -127,6 +127,21 @@ describe('SQLite queries stopped for real', () => {
     }
   });
 
+  it('ends a running query when the pool closes, and starts no process after', async () => {
+    const pool = await SqlitePool.open(await extractedCopy(archive), { size: 1, timeoutMs: 2_000 });
+    await pool.ready();
+    const pid = pool.processIds[0]!;
+    const running = expect(pool.all(ENDLESS)).rejects.toThrow(/closed/);
+    await new Promise((r) => setTimeout(r, 100));
+    await pool.close();
+    await running;
+    expect(gone(pid)).toBe(true);
+    // Past the query's time limit nothing of the pool comes back to life.
+    await new Promise((r) => setTimeout(r, 2_300));
+    expect(pool.processIds).toEqual([pid]);
+    expect(gone(pid)).toBe(true);
+  });
+
   it('ends its query processes when the serving process is killed in the middle of a query', async () => {
     const dist = join(import.meta.dirname, '..', 'dist', 'storage', 'sqlite-pool.js');
     expect(existsSync(dist), 'npm run build first').toBe(true);

@@ -55,6 +55,8 @@ interface Slot {
   /** Started at the slot's first query, so that start-up and sources that never need one do not pay for it. */
   process?: QueryProcess;
   busy: boolean;
+  /** Ends the slot's running query at once (the pool is closing). */
+  abort?: (error: Error) => void;
 }
 
 export class SqlitePool implements Database {
@@ -180,15 +182,17 @@ export class SqlitePool implements Database {
         clearTimeout(timer);
         clearInterval(watch);
         slot.busy = false;
+        slot.abort = undefined;
         this.admission.leave(task.heavy);
       };
       const stop = (error: Error) => {
-        this.slow.set(task.name, true);
+        if (!this.closed) this.slow.set(task.name, true);
         void running.kill();
-        if (slot.process === running) slot.process = this.spawn(slot);
+        if (slot.process === running && !this.closed) slot.process = this.spawn(slot);
         finish();
         reject(error);
       };
+      slot.abort = stop;
       const timer = setTimeout(() => stop(this.timedOut()), remaining);
       const limit = this.memoryMb * 1024 * 1024;
       const watch = setInterval(() => {
@@ -262,6 +266,7 @@ export class SqlitePool implements Database {
     this.closed = true;
     this.admission.drain(new Error('the database is closed'));
     this.inline?.close();
+    for (const slot of this.slots) slot.abort?.(new Error('the database is closed'));
     await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
 }
