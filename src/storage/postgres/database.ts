@@ -207,6 +207,8 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    // Queries waiting for a session are refused now, not at their deadlines.
+    this.admission.drain(new Error('the database is closed'));
     await this.pool.end();
   }
 }
