@@ -3,6 +3,7 @@ import { INT_COLUMN_RANGE, QueryValidationError, type FieldRef, type FilterNode 
 import { isParam } from './params.js';
 import type { Expr } from './sql-ast.js';
 import { isNullable, SCHEMA, type ColumnType, type EntityKind } from './schema.js';
+import { numberOf } from './validate.js';
 
 /** Where a tag's columns live in the SQL: its alias, and which entity (or the ancestry walk) it is. */
 export interface TagInfo {
@@ -86,6 +87,7 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
   const item = col(info.alias, column);
   const type = typeOf(node.field, info);
   const nullable = info.kind === 'walk' || isNullable(info.kind, column);
+  const everyRow: Expr = nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
   const param = (value: unknown): Expr => ({ t: 'param', value: columnValue(value, type, column) });
   switch (node.op) {
     case '==': {
@@ -105,9 +107,7 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
     case 'ilike':
       // `LIKE '%'` matches every non-NULL value (it is the type filter of "all nodes"); said so, the planner
       // counts from an index instead of testing the pattern on every row.
-      if (node.value === '%') {
-        return nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
-      }
+      if (node.value === '%') return everyRow;
       return {
         t: 'like',
         // PostgreSQL has no LIKE for numbers and dates: they are matched as the text SQLite matches.
@@ -119,7 +119,7 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
     case '<=':
     case '>':
     case '>=':
-      if (type === 'int') return intBound(item, node.op, node.value, column, nullable);
+      if (type === 'int') return intBound(item, node.op, node.value, column, everyRow);
       // A UUID compared with a string that is no UUID: PostgreSQL's uuid type would refuse it; text orders alike.
       if (column === 'uuid') {
         return { t: 'cmp', op: node.op, left: { t: 'cast', item, to: 'text' }, right: param(node.value) };
@@ -131,15 +131,7 @@ function columnCondition(node: Extract<FilterNode, { kind: 'cmp' }>, info: TagIn
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-const WHOLE_TEXT = /^\s*[+-]?\d+\s*$/;
 const NO_MATCH = Symbol('no match');
-
-/** A number, or the number a string of digits writes (as SQLite's column affinity reads it). */
-function numberOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && WHOLE_TEXT.test(value)) return Number(value);
-  return undefined;
-}
 
 /**
  * The value an equality compares with, or NO_MATCH when the column cannot hold it: `id == "abc"`, a fraction,
@@ -167,7 +159,8 @@ function intBound(
   op: '<' | '<=' | '>' | '>=',
   value: unknown,
   column: string,
-  nullable: boolean,
+  /** The condition every row with a value in the column meets. */
+  all: Expr,
 ): Expr {
   const n = numberOf(value);
   if (n === undefined) {
@@ -177,7 +170,6 @@ function intBound(
   }
   const bound = op === '<' || op === '>=' ? Math.ceil(n) : Math.floor(n);
   const below = op === '<' || op === '<=';
-  const all: Expr = nullable ? { t: 'not', item: { t: 'isnull', item } } : { t: 'const', value: 'TRUE' };
   const none: Expr = { t: 'const', value: 'FALSE' };
   if (bound > INT_COLUMN_RANGE.max) return below ? all : none;
   if (bound < INT_COLUMN_RANGE.min) return below ? none : all;

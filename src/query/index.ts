@@ -25,7 +25,7 @@ export {
   type QueryLimits,
 } from './model.js';
 export { Param, type ParamValues } from './params.js';
-export { nestingDepth } from './validate.js';
+export { nestingDepth, numberOf } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';

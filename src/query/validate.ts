@@ -16,45 +16,60 @@ export function parseBool(value: unknown, where: string): boolean {
 
 export const hasNul = (text: string): boolean => text.includes('\u0000');
 
+const WHOLE_TEXT = /^\s*[+-]?\d+\s*$/;
+
 /**
- * A filter value's nesting and characters, walked without recursion (a value nested 100,000 levels deep must
- * be refused, not overflow the stack): at most `maxDepth` levels of arrays and objects, and no NUL character
- * in a string or key (PostgreSQL can store neither in text nor in jsonb).
+ * A number, or the number a string of digits writes (as SQLite's column affinity reads it, and as query-string
+ * values arrive); undefined for anything else.
  */
-export function checkValueShape(value: unknown, where: string, maxDepth: number): void {
+export function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && WHOLE_TEXT.test(value)) return Number(value);
+  return undefined;
+}
+
+/**
+ * Each value inside a JSON document (itself included) with its level (0 at the top), without recursion: a
+ * document nested 100,000 levels deep must be refused, not overflow the stack. `visit` returns false to stop.
+ */
+function walkNested(value: unknown, visit: (item: unknown, depth: number) => boolean | void): void {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop() as [unknown, number];
-    if (typeof item === 'string') {
-      if (hasNul(item)) fail(where, 'values cannot hold NUL characters (\\u0000)');
-      continue;
-    }
+    if (visit(item, depth) === false) return;
     if (typeof item !== 'object' || item === null || item instanceof Date) continue;
-    if (depth >= maxDepth) fail(where, `the value nests more than ${maxDepth} levels of lists and objects`);
-    if (Array.isArray(item)) {
-      for (const element of item) stack.push([element, depth + 1]);
-      continue;
-    }
-    for (const [key, element] of Object.entries(item)) {
-      if (hasNul(key)) fail(where, 'keys cannot hold NUL characters (\\u0000)');
-      stack.push([element, depth + 1]);
-    }
+    for (const element of Array.isArray(item) ? item : Object.values(item)) stack.push([element, depth + 1]);
   }
 }
 
 /**
- * Levels of arrays and objects in a JSON document, counted without recursion and given up past `limit`
- * (returns limit + 1 then): checked before anything recursive walks a request body.
+ * A filter value's nesting and characters: at most `maxDepth` levels of arrays and objects, and no NUL
+ * character in a string or key (PostgreSQL can store neither in text nor in jsonb).
+ */
+export function checkValueShape(value: unknown, where: string, maxDepth: number): void {
+  walkNested(value, (item, depth) => {
+    if (typeof item === 'string') {
+      if (hasNul(item)) fail(where, 'values cannot hold NUL characters (\\u0000)');
+      return;
+    }
+    if (typeof item !== 'object' || item === null || item instanceof Date) return;
+    if (depth >= maxDepth) fail(where, `the value nests more than ${maxDepth} levels of lists and objects`);
+    if (!Array.isArray(item) && Object.keys(item).some(hasNul)) {
+      fail(where, 'keys cannot hold NUL characters (\\u0000)');
+    }
+  });
+}
+
+/**
+ * Levels of arrays and objects in a JSON document, given up past `limit` (returns limit + 1 then): checked
+ * before anything recursive walks a request body.
  */
 export function nestingDepth(value: unknown, limit: number): number {
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
-    if (typeof item !== 'object' || item === null) continue;
-    if (depth + 1 > deepest) deepest = depth + 1;
-    if (deepest > limit) return limit + 1;
-    for (const element of Array.isArray(item) ? item : Object.values(item)) stack.push([element, depth + 1]);
-  }
-  return deepest;
+  walkNested(value, (item, depth) => {
+    if (typeof item !== 'object' || item === null) return;
+    deepest = Math.max(deepest, depth + 1);
+    return deepest <= limit;
+  });
+  return Math.min(deepest, limit + 1);
 }

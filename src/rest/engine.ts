@@ -68,9 +68,9 @@ export async function queryCount(
       ? ''
       : undefined;
   if (version === undefined) return count();
-  let cache = counts.get(originOf(backend));
-  if (!cache || cache.version !== version)
-    counts.set(originOf(backend), (cache = { version, kept: new Map() }));
+  const storage = originOf(backend);
+  let cache = counts.get(storage);
+  if (!cache || cache.version !== version) counts.set(storage, (cache = { version, kept: new Map() }));
   const kept = cache.kept;
   const countKey = values === undefined ? key : `${key}\u0001${JSON.stringify(values)}`;
   let value = kept.get(countKey);

@@ -1,5 +1,5 @@
 /** Page arithmetic and the numeric query parameters, with the reference's rules and messages. */
-import { MAX_COUNT } from '../query/index.js';
+import { MAX_COUNT, numberOf } from '../query/index.js';
 import { badRequest, inputError } from './errors.js';
 
 export interface PageLinks {
@@ -21,12 +21,7 @@ export interface Window {
  * what its database takes; here each is refused with a message naming the parameter.
  */
 export function toInt(name: string, value: unknown): number {
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)
-        ? Number(value)
-        : undefined;
+  const n = numberOf(value);
   if (n === undefined || !Number.isInteger(n)) {
     throw badRequest(
       `${name} must be a whole number, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,

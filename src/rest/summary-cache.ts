@@ -15,8 +15,9 @@ export async function summary<T>(
 ): Promise<T> {
   const version = backend.dataVersion ? await backend.dataVersion() : '';
   const key = `${name}@${version}`;
-  let cache = caches.get(originOf(backend));
-  if (!cache) caches.set(originOf(backend), (cache = new Map()));
+  const storage = originOf(backend);
+  let cache = caches.get(storage);
+  if (!cache) caches.set(storage, (cache = new Map()));
   let value = cache.get(key) as Promise<T> | undefined;
   if (!value) {
     // Only the newest version of each summary is worth keeping.

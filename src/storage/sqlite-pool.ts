@@ -171,7 +171,9 @@ export class SqlitePool implements Database {
     const remaining = task.deadline - Date.now();
     if (remaining <= 0 || this.closed) {
       this.admission.leave(task.heavy);
-      return Promise.reject(this.closed ? new Error('the database is closed') : this.timedOut());
+      return Promise.reject(
+        this.closed ? new Error('the database is closed') : QueryTimeoutError.atLimit(this.timeoutMs),
+      );
     }
     // The admission lets no more tasks in than there are processes: one is idle.
     const slot = this.slots.find((s) => !s.busy) as Slot;
@@ -193,7 +195,7 @@ export class SqlitePool implements Database {
         reject(error);
       };
       slot.abort = stop;
-      const timer = setTimeout(() => stop(this.timedOut()), remaining);
+      const timer = setTimeout(() => stop(QueryTimeoutError.atLimit(this.timeoutMs)), remaining);
       const limit = this.memoryMb * 1024 * 1024;
       const watch = setInterval(() => {
         if ((running.residentBytes() ?? 0) > limit) {
@@ -223,13 +225,6 @@ export class SqlitePool implements Database {
         resolve(answer.rows ?? []);
       });
     });
-  }
-
-  private timedOut(): QueryTimeoutError {
-    return new QueryTimeoutError(
-      `the request's queries ran longer than the time limit of ${this.timeoutMs / 1000} s and were stopped; ` +
-        'narrow the request with filters or a smaller limit',
-    );
   }
 
   /** A short name for a statement's SQL: keys made of the whole text (kilobytes) were copied and hashed. */

@@ -92,6 +92,14 @@ export class StorageOpenError extends Error {
 export class QueryTimeoutError extends Error {
   readonly status = 503;
   override name = 'QueryTimeoutError';
+
+  /** A request's queries stopped at the storage's time limit (`limitMs`), in the words every storage uses. */
+  static atLimit(limitMs: number): QueryTimeoutError {
+    return new QueryTimeoutError(
+      `the request's queries ran longer than the time limit of ${limitMs / 1000} s and were stopped; ` +
+        'narrow the request with filters or a smaller limit',
+    );
+  }
 }
 
 /**

@@ -136,7 +136,7 @@ export class PostgresDatabase implements Database {
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       client.release();
-      return Promise.reject(this.timedOut());
+      return Promise.reject(QueryTimeoutError.atLimit(this.timeoutMs));
     }
     const query: Promise<{ rows: unknown[] }> = arrays
       ? client.query({ text: statement.sql, values: statement.params, rowMode: 'array' })
@@ -162,7 +162,7 @@ export class PostgresDatabase implements Database {
         () =>
           settle(
             () => (cancelQuery(this.url, client), client.release(true)),
-            () => reject(this.timedOut()),
+            () => reject(QueryTimeoutError.atLimit(this.timeoutMs)),
           ),
         remaining,
       );
@@ -177,12 +177,6 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  private timedOut(): QueryTimeoutError {
-    return new QueryTimeoutError(
-      `the request's queries ran longer than the time limit of ${this.timeoutMs / 1000} s and were stopped; narrow the request with filters or a smaller limit`,
-    );
-  }
-
   /** Sessions open, idle, and requests waiting for one (for tests and monitoring). */
   get sessions(): { total: number; idle: number; waiting: number } {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
@@ -192,7 +186,7 @@ export class PostgresDatabase implements Database {
     const e = error as Error & { code?: string };
     const code = e.code ?? '';
     if (e instanceof QueryTimeoutError || e instanceof DatabaseUnavailableError) return e;
-    if (code === '57014') return this.timedOut();
+    if (code === '57014') return QueryTimeoutError.atLimit(this.timeoutMs);
     if (code.startsWith('22') || code === '42883' || code === '42804') {
       // The database's own text names its types and internals, not what the client sent: it stays in the
       // error's cause (for the server log), and the answer says where to look.
