@@ -65,7 +65,32 @@ export interface StorageBackend {
   dataVersion?(): Promise<string>;
   /** A whole-database summary computed when the storage was prepared (an archive's copy has them), as JSON. */
   keptSummary?(name: KeptSummaryName): Promise<string | undefined>;
+  /**
+   * Whether the storage can answer now, and the state of each database server behind it (for `/readyz` and
+   * `/metrics`). A storage without it is ready while it is open (an archive, a SQLite file).
+   */
+  health?(): Promise<SourceHealth>;
   close(): Promise<void>;
+}
+
+/** One database server behind a source: a PostgreSQL primary or one of its read replicas. */
+export interface ServerState {
+  /** `host:port/database`, never a password. */
+  server: string;
+  role: 'primary' | 'replica';
+  /** Taking reads now; false while it is out after a failure and tried again in the background. */
+  up: boolean;
+  /** Why it is out, when it is. */
+  problem?: string;
+  /** Its pool: sessions open, idle, and queries waiting for one. */
+  sessions: { total: number; idle: number; waiting: number };
+}
+
+export interface SourceHealth {
+  ready: boolean;
+  /** When not ready: what is wrong, in a sentence for an operator. */
+  message?: string;
+  servers?: ServerState[];
 }
 
 /** Summaries a storage may keep: the name of the function of query/aggregates.ts whose result it is. */
