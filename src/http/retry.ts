@@ -18,7 +18,7 @@ export function retryOnServerLoss(app: FastifyInstance, ctx: AppContext) {
       try {
         return await handler.call(this, request, reply);
       } catch (error) {
-        throw error;
+        if ((error as { retryable?: unknown }).retryable !== true || reply.sent) throw error;
         return handler.call(this, request, reply);
       }
     };
