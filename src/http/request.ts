@@ -41,7 +41,7 @@ export function startDeadline(ctx: AppContext, request: FastifyRequest) {
 const QUERIES_KEPT = 1_000;
 const queries = new KeptMap<ParsedQueryString>(QUERIES_KEPT);
 
-function parsedQuery(raw: string): ParsedQueryString {
+export function parsedQuery(raw: string): ParsedQueryString {
   return queries.get(raw) ?? queries.set(raw, deepFreeze(parseQueryString(raw)));
 }
 
