@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { appOn, smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
-import { nginxInstalled, startNginx, type RunningNginx } from './support/nginx.js';
+import { nginxInstalled, startNginx, type RunningNginx } from '../src/bench/nginx.js';
 
 const required = process.env.QUARRY_REQUIRE_NGINX === '1';
 if (!nginxInstalled()) {

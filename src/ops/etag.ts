@@ -120,6 +120,8 @@ declare module 'fastify' {
  */
 export function registerCaching(app: FastifyInstance, ctx: AppContext, options: CachingOptions) {
   const settings = settingsOf(ctx);
+  const archiveControl = cacheControl(false, options.maxAgeSeconds);
+  const liveControl = cacheControl(true, options.maxAgeSeconds);
   app.decorateRequest('quarryCaching', undefined);
 
   // After routing, before the handler: a request whose answer the client holds runs no query at all.
@@ -139,7 +141,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     const decide = (version: string) => {
       const raw = request.raw.url ?? request.url;
       const tag = entityTag({ settings, data: version, base: baseUrl(request, ctx.origin), url: raw });
-      const pending = { tag, cacheControl: cacheControl(live, options.maxAgeSeconds) };
+      const pending = { tag, cacheControl: live ? liveControl : archiveControl };
       const held = matchingTag(request.headers['if-none-match'], tag);
       if (held === undefined) {
         request.quarryCaching = pending;

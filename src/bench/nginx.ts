@@ -1,15 +1,17 @@
 /**
- * Debian's nginx as a non-root-owned process with docs/nginx-quarry.conf, on loopback: the documented
- * configuration with its ports and folders replaced, wrapped in a main configuration of its own (temp folders,
- * pid, error log in a temp dir). Used by test/ops-nginx.test.ts and the two-instance benchmark.
+ * Debian's nginx as a process of its own with docs/nginx-quarry.conf, on loopback: the documented configuration
+ * with its ports and folders replaced, wrapped in a main configuration of its own (temp folders, pid, error log
+ * in a temp dir). Used by test/ops-nginx.test.ts and the benchmark of instances behind nginx (behind-nginx.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const NGINX = '/usr/sbin/nginx';
-export const DOCUMENTED_CONF = join(import.meta.dirname, '../../docs/nginx-quarry.conf');
+/** From src/bench and from dist/bench alike. */
+export const DOCUMENTED_CONF = fileURLToPath(new URL('../../docs/nginx-quarry.conf', import.meta.url));
 
 export function nginxInstalled(): boolean {
   return existsSync(NGINX);
@@ -24,8 +26,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** The documented configuration for these upstream ports, listening on `port`, keeping its cache in `dir`. */
-export function documentedConfig(port: number, upstreams: number[], cacheDir: string): string {
+export function documentedConfig(port: number, upstreams: number[], cacheDir: string, cache = true): string {
   const text = readFileSync(DOCUMENTED_CONF, 'utf8');
+  if (!/proxy_cache quarry;/.test(text)) throw new Error(`${DOCUMENTED_CONF} no longer says proxy_cache quarry;`);
   const servers = /^(\s*)server 127\.0\.0\.1:5001 (.*)\n\s*server 127\.0\.0\.1:5002 .*\n/m;
   if (!servers.test(text) || !/listen 80;/.test(text) || !text.includes('/var/cache/nginx/quarry')) {
     throw new Error(`${DOCUMENTED_CONF} no longer has the lines this test replaces`);
@@ -35,7 +38,8 @@ export function documentedConfig(port: number, upstreams: number[], cacheDir: st
       upstreams.map((p) => `${indent}server 127.0.0.1:${p} ${rest}\n`).join(''),
     )
     .replace('listen 80;', `listen 127.0.0.1:${port};`)
-    .replaceAll('/var/cache/nginx/quarry', cacheDir);
+    .replaceAll('/var/cache/nginx/quarry', cacheDir)
+    .replace('proxy_cache quarry;', cache ? 'proxy_cache quarry;' : 'proxy_cache off;');
 }
 
 export interface RunningNginx {
@@ -45,10 +49,11 @@ export interface RunningNginx {
   stop: () => Promise<void>;
 }
 
-export async function startNginx(dir: string, upstreams: number[]): Promise<RunningNginx> {
+/** nginx in front of `upstreams` (ports on 127.0.0.1), its files in `dir`; `cache: false` turns proxy_cache off. */
+export async function startNginx(dir: string, upstreams: number[], cache = true): Promise<RunningNginx> {
   const port = await freePort();
   for (const sub of ['cache', 'body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
-  writeFileSync(join(dir, 'quarry.conf'), documentedConfig(port, upstreams, join(dir, 'cache')));
+  writeFileSync(join(dir, 'quarry.conf'), documentedConfig(port, upstreams, join(dir, 'cache'), cache));
   const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
     .map((kind) => `  ${kind}_temp_path ${join(dir, kind === 'client_body' ? 'body' : kind)};`)
     .join('\n');
@@ -97,7 +102,6 @@ export async function startNginx(dir: string, upstreams: number[]): Promise<Runn
 }
 
 async function accepts(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => (socket.destroy(), resolve(true)));
