@@ -3,25 +3,30 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseCoding, isCompressedFormat } from '../src/ops/compression.js';
+import { BROTLI_FROM, chooseCoding, isCompressedFormat } from '../src/ops/compression.js';
 import { conformanceDir } from './conformance/replay.js';
 import { listeningOn, smallArchive } from './helpers.js';
 import { httpGet, type BytesAnswer } from './support/http-get.js';
 
 describe('choosing a coding', () => {
-  it('takes the best q-value of br and gzip, br on a tie, none when neither is acceptable', () => {
-    expect(chooseCoding('gzip, deflate, br')).toBe('br');
-    expect(chooseCoding('gzip')).toBe('gzip');
-    expect(chooseCoding('x-gzip')).toBe('gzip');
-    expect(chooseCoding('br;q=0.5, gzip;q=0.8')).toBe('gzip');
-    expect(chooseCoding('br;q=0, gzip;q=0')).toBeUndefined();
-    expect(chooseCoding('*')).toBe('br');
-    expect(chooseCoding('*;q=0.1, br;q=0')).toBe('gzip');
-    expect(chooseCoding('identity')).toBeUndefined();
-    expect(chooseCoding('deflate')).toBeUndefined();
-    expect(chooseCoding('')).toBeUndefined();
-    expect(chooseCoding(undefined)).toBeUndefined();
-    expect(chooseCoding('br;q=nonsense, gzip')).toBe('gzip');
+  it('takes the best q-value of br and gzip, br for big answers when both are alike, none when neither', () => {
+    const small = 4096;
+    const big = BROTLI_FROM;
+    expect(chooseCoding('gzip, deflate, br', small)).toBe('gzip');
+    expect(chooseCoding('gzip, deflate, br', big)).toBe('br');
+    expect(chooseCoding('br', small)).toBe('br');
+    expect(chooseCoding('gzip', big)).toBe('gzip');
+    expect(chooseCoding('x-gzip', small)).toBe('gzip');
+    expect(chooseCoding('br;q=0.5, gzip;q=0.8', big)).toBe('gzip');
+    expect(chooseCoding('br;q=1, gzip;q=0.8', small)).toBe('br');
+    expect(chooseCoding('br;q=0, gzip;q=0', small)).toBeUndefined();
+    expect(chooseCoding('*', big)).toBe('br');
+    expect(chooseCoding('*;q=0.1, br;q=0', big)).toBe('gzip');
+    expect(chooseCoding('identity', small)).toBeUndefined();
+    expect(chooseCoding('deflate', small)).toBeUndefined();
+    expect(chooseCoding('', small)).toBeUndefined();
+    expect(chooseCoding(undefined, small)).toBeUndefined();
+    expect(chooseCoding('br;q=nonsense, gzip', big)).toBe('gzip');
   });
 
   it('knows compressed formats by their first bytes', () => {
@@ -83,6 +88,16 @@ describe('over HTTP', () => {
       }
       expect(tags.size).toBe(3);
     }
+  });
+
+  it("answers a browser's Accept-Encoding with gzip below 16 kB and brotli above", async () => {
+    const browser = { 'Accept-Encoding': 'gzip, deflate, br, zstd' };
+    const page = await httpGet(served.port, '/api/v4/nodes/?limit=20', browser);
+    expect(page.body.length).toBeLessThan(BROTLI_FROM);
+    expect(page.headers['content-encoding']).toBe('gzip');
+    const big = await httpGet(served.port, '/api/v4/nodes/?limit=200', browser);
+    expect(decoded(big).length).toBeGreaterThan(BROTLI_FROM);
+    expect(big.headers['content-encoding']).toBe('br');
   });
 
   it('sends small answers as they are, without Vary', async () => {
