@@ -28,7 +28,8 @@ export async function freePort(): Promise<number> {
 /** The documented configuration for these upstream ports, listening on `port`, keeping its cache in `dir`. */
 export function documentedConfig(port: number, upstreams: number[], cacheDir: string, cache = true): string {
   const text = readFileSync(DOCUMENTED_CONF, 'utf8');
-  if (!/proxy_cache quarry;/.test(text)) throw new Error(`${DOCUMENTED_CONF} no longer says proxy_cache quarry;`);
+  if (!/proxy_cache quarry;/.test(text))
+    throw new Error(`${DOCUMENTED_CONF} no longer says proxy_cache quarry;`);
   const servers = /^(\s*)server 127\.0\.0\.1:5001 (.*)\n\s*server 127\.0\.0\.1:5002 .*\n/m;
   if (!servers.test(text) || !/listen 80;/.test(text) || !text.includes('/var/cache/nginx/quarry')) {
     throw new Error(`${DOCUMENTED_CONF} no longer has the lines this test replaces`);
