@@ -98,8 +98,44 @@ function settingsOf(ctx: AppContext): string {
 /** An archive's identity (constant), a live profile's data version (asked), or nothing: not cacheable. */
 function dataOf(backend: StorageBackend): string | Promise<string> | undefined {
   if (backend.identity !== undefined) return `a:${backend.identity}`;
-  if (backend.dataVersion !== undefined) return backend.dataVersion().then((v) => `v:${v}`);
+  if (backend.dataVersion !== undefined) return freshVersion(backend).then((v) => `v:${v}`);
   return undefined;
+}
+
+interface VersionReads {
+  running: Promise<string> | undefined;
+  next: Promise<string> | undefined;
+}
+const reads = new WeakMap<StorageBackend, VersionReads>();
+
+/**
+ * The data version as read after this call began, with concurrent callers sharing reads: a caller that finds a
+ * read under way waits for the one after it, which all such callers share. A request's version is then never
+ * older than the request (a 304 never answers for data changed before it arrived), and a crowd of requests
+ * costs the database two version queries, not one each before their own queries.
+ */
+export function freshVersion(backend: StorageBackend): Promise<string> {
+  let state = reads.get(backend);
+  if (state === undefined) reads.set(backend, (state = { running: undefined, next: undefined }));
+  const s = state;
+  const start = (): Promise<string> => {
+    const read = backend.dataVersion!();
+    s.running = read;
+    const clear = () => {
+      if (s.running === read) s.running = undefined;
+    };
+    read.then(clear, clear);
+    return read;
+  };
+  if (s.running === undefined) return start();
+  if (s.next === undefined) {
+    const settled = () => undefined;
+    s.next = s.running.then(settled, settled).then(() => {
+      s.next = undefined;
+      return start();
+    });
+  }
+  return s.next;
 }
 
 interface Pending {
