@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { cacheControl, codedTag, entityTag, freshVersion, matchingTag } from '../src/ops/etag.js';
+import { cacheControl, codedTag, entityTag, matchingTag } from '../src/ops/etag.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
-import type { Database, StorageBackend } from '../src/storage/types.js';
+import type { Database } from '../src/storage/types.js';
 import { listeningOn, smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
 import { oddSqliteDos } from './support/odd-data.js';
@@ -227,33 +227,5 @@ describe('over HTTP, from a live core.sqlite_dos profile', () => {
       await app.close();
       await backend.close();
     }
-  });
-});
-
-describe('data versions of a live profile', () => {
-  it('are read after each request arrived, and shared by requests that arrive together', async () => {
-    let reads = 0;
-    let version = 0;
-    const pending: (() => void)[] = [];
-    const backend = {
-      dataVersion: () =>
-        new Promise<string>((resolve) => {
-          reads += 1;
-          const seen = version;
-          pending.push(() => resolve(String(seen)));
-        }),
-    } as unknown as StorageBackend;
-    const first = freshVersion(backend);
-    // The data changes while the first read runs: later callers must not be given the first read's answer.
-    version = 1;
-    const crowd = Array.from({ length: 50 }, () => freshVersion(backend));
-    expect(reads).toBe(1);
-    pending.shift()!();
-    expect(await first).toBe('0');
-    await new Promise((r) => setTimeout(r, 0));
-    expect(reads).toBe(2);
-    pending.shift()!();
-    expect(new Set(await Promise.all(crowd))).toEqual(new Set(['1']));
-    expect(reads).toBe(2);
   });
 });

@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { baseUrl } from '../http/origin.js';
-import { parsedQuery, selectBackend } from '../http/request.js';
+import { parsedQuery, preparedBudget, selectBackend } from '../http/request.js';
+import { budgeted } from '../storage/budgeted.js';
 import type { StorageBackend } from '../storage/types.js';
 
 /** Bump when answers change shape without a new Quarry version (it is part of every tag). */
@@ -95,47 +96,16 @@ function settingsOf(ctx: AppContext): string {
   ]);
 }
 
-/** An archive's identity (constant), a live profile's data version (asked), or nothing: not cacheable. */
-function dataOf(backend: StorageBackend): string | Promise<string> | undefined {
-  if (backend.identity !== undefined) return `a:${backend.identity}`;
-  if (backend.dataVersion !== undefined) return freshVersion(backend).then((v) => `v:${v}`);
-  return undefined;
-}
-
-interface VersionReads {
-  running: Promise<string> | undefined;
-  next: Promise<string> | undefined;
-}
-const reads = new WeakMap<StorageBackend, VersionReads>();
-
 /**
- * The data version as read after this call began, with concurrent callers sharing reads: a caller that finds a
- * read under way waits for the one after it, which all such callers share. A request's version is then never
- * older than the request (a 304 never answers for data changed before it arrived), and a crowd of requests
- * costs the database two version queries, not one each before their own queries.
+ * An archive's identity (constant), a live profile's data version, or nothing: not cacheable. The version is
+ * asked with the budget the handler's queries will use, so on PostgreSQL it is that of the server the answer
+ * comes from (a lagging replica's answers never carry the primary's version).
  */
-export function freshVersion(backend: StorageBackend): Promise<string> {
-  let state = reads.get(backend);
-  if (state === undefined) reads.set(backend, (state = { running: undefined, next: undefined }));
-  const s = state;
-  const start = (): Promise<string> => {
-    const read = backend.dataVersion!();
-    s.running = read;
-    const clear = () => {
-      if (s.running === read) s.running = undefined;
-    };
-    read.then(clear, clear);
-    return read;
-  };
-  if (s.running === undefined) return start();
-  if (s.next === undefined) {
-    const settled = () => undefined;
-    s.next = s.running.then(settled, settled).then(() => {
-      s.next = undefined;
-      return start();
-    });
-  }
-  return s.next;
+function dataOf(ctx: AppContext, request: FastifyRequest, backend: StorageBackend) {
+  if (backend.identity !== undefined) return `a:${backend.identity}`;
+  if (backend.dataVersion === undefined) return undefined;
+  const view = budgeted(backend, preparedBudget(ctx, request));
+  return view.dataVersion!().then((v) => `v:${v}`);
 }
 
 interface Pending {
@@ -171,7 +141,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
       // A query string or profile the handler refuses: its 400 gets no tag.
       return done();
     }
-    const data = dataOf(backend);
+    const data = dataOf(ctx, request, backend);
     if (data === undefined) return done();
     const live = backend.identity === undefined;
     const decide = (version: string) => {
