@@ -11,6 +11,10 @@ export interface DriveJob {
   method: 'GET' | 'POST';
   paths: string[];
   body?: string;
+  /** Headers of each path, in order. */
+  headers?: Record<string, string>[];
+  /** Answers with another status count as errors (default: any 2xx). */
+  expectStatus?: number;
   connections: number;
   duration: number;
 }
@@ -22,6 +26,8 @@ export interface DriveResult {
   p50: number;
   p99: number;
   errors: number;
+  /** Bytes received per answer, headers included. */
+  bytes: number;
 }
 
 const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
@@ -30,14 +36,28 @@ const result = await autocannon({
   url: job.url,
   connections: job.connections,
   duration: job.duration,
-  requests: job.paths.map((path) => ({ method: job.method, path, body: job.body, headers })),
+  requests: job.paths.map((path, i) => ({
+    method: job.method,
+    path,
+    body: job.body,
+    headers: { ...headers, ...job.headers?.[i] },
+  })),
 });
+const expected = job.expectStatus;
+const unexpected =
+  expected === undefined
+    ? result.non2xx
+    : result.requests.total -
+      ((result.statusCodeStats as Record<string, { count?: number }> | undefined)?.[String(expected)]
+        ?.count ?? 0) -
+      result.errors;
 const figures: DriveResult = {
   total: result.requests.total,
   rps: result.requests.average,
   mean: result.latency.average,
   p50: result.latency.p50,
   p99: result.latency.p99,
-  errors: result.errors + result.timeouts + result.non2xx,
+  errors: result.errors + result.timeouts + Math.max(0, unexpected),
+  bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
 };
 process.stdout.write(JSON.stringify(figures));

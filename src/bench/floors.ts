@@ -48,12 +48,13 @@ export async function recordAccesses(
   const out = new Map<string, DataAccess[]>();
   for (const kind of kinds) {
     const accesses: DataAccess[] = [];
-    for (const path of kind.paths) {
+    for (const [i, path] of kind.paths.entries()) {
       current = { statements: [], objects: [] };
       const r = await app.inject({
         method: kind.method,
         url: path,
         payload: kind.body as object | undefined,
+        headers: kind.headers?.[i],
       });
       if (r.statusCode >= 400) throw new Error(`${kind.name}: ${r.statusCode} ${r.body.slice(0, 200)}`);
       accesses.push(current);

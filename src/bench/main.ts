@@ -47,6 +47,8 @@ interface Measure {
   p50: number;
   p99: number;
   errors: number;
+  /** Bytes received per answer, headers included (what compression saves). */
+  bytes: number;
 }
 
 /** User + system CPU time so far, in ms, of a process and all its descendants; undefined when it is gone. */
@@ -63,7 +65,7 @@ function cpuTimeMs(pid: number | undefined): number | undefined {
 /** Drive `kind` at `base` with `connections` clients for `duration` seconds; each client cycles the variants. */
 async function load(
   base: string,
-  kind: Pick<RequestKind, 'method' | 'body' | 'paths'>,
+  kind: Pick<RequestKind, 'method' | 'body' | 'paths' | 'headers' | 'expectStatus'>,
   connections: number,
   duration: number,
   pid?: number,
@@ -73,6 +75,8 @@ async function load(
     method: kind.method,
     paths: kind.paths,
     body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
+    headers: kind.headers,
+    expectStatus: kind.expectStatus,
     connections,
     duration,
   };
@@ -261,12 +265,12 @@ function ratio(measured: Measure, http: Measure, dataMs: number): number | null 
 /** The same table in Markdown, for docs/performance.md. */
 function markdownTable(rows: Record<string, unknown>[]): string {
   const head =
-    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) | steal % |';
+    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) | bytes/answer | steal % |';
   const lines = rows.map((r) => {
     const num = (v: unknown, digits: number) => (typeof v === 'number' ? v.toFixed(digits) : '');
-    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${stealCell(r)} |`;
+    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${String(r.bytes)} | ${stealCell(r)} |`;
   });
-  return [head, '|' + ' --- |'.repeat(9), ...lines].join('\n') + '\n';
+  return [head, '|' + ' --- |'.repeat(10), ...lines].join('\n') + '\n';
 }
 
 /** The share stolen, and how many measurements it took to find one that steady (when more than one). */
@@ -287,6 +291,7 @@ function printTable(rows: Record<string, unknown>[]) {
     'cpu ms/req',
     'db ms',
     'cost/(http+db)',
+    'bytes',
     'steal %',
   ];
   const lines = rows.map((r) => [
@@ -300,6 +305,7 @@ function printTable(rows: Record<string, unknown>[]) {
     r.cpuMs === undefined ? '' : (r.cpuMs as number).toFixed(3),
     r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
     r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
+    String(r.bytes),
     stealCell(r),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

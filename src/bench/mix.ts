@@ -4,6 +4,7 @@
  * a figure measured on one URL repeated would flatter any cache.
  */
 import type { FastifyInstance } from 'fastify';
+import { httpCachingKinds } from './mix-http.js';
 
 export interface RequestKind {
   name: string;
@@ -11,6 +12,10 @@ export interface RequestKind {
   /** The variants of the request, cycled through by every connection. */
   paths: string[];
   body?: unknown;
+  /** Headers of each variant (If-None-Match, Accept-Encoding), in the order of `paths`. */
+  headers?: Record<string, string>[];
+  /** The status every answer must have (default: any 2xx). */
+  expectStatus?: number;
 }
 
 /** How many different nodes each per-node kind cycles over (fewer where the archive has fewer). */
@@ -46,7 +51,7 @@ export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
     method: 'GET',
     paths: paths.map((p) => `/api/v4${p}`),
   });
-  return [
+  const kinds: RequestKind[] = [
     get(
       'node page of 20 by -ctime',
       range(1, 25).map((page) => `/nodes/page/${page}/?perpage=20&orderby=-ctime`),
@@ -109,4 +114,5 @@ export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
       },
     },
   ];
+  return [...kinds, ...(await httpCachingKinds(app, kinds))];
 }

@@ -102,6 +102,13 @@ program
     publicUrl,
   )
   .option('--trust-proxy', 'take scheme and host of answers from X-Forwarded-Proto and X-Forwarded-Host')
+  .option(
+    '--cache-max-age <seconds>',
+    'how long caches may keep answers from archives (Cache-Control max-age); 0: revalidate every time',
+    integer('cache-max-age'),
+    300,
+  )
+  .option('--no-compression', 'never compress answers (gzip, brotli), e.g. when a proxy in front does')
   .option('--log', 'log every request')
   // Which source each --replica belongs to is a matter of order on the command line, which commander forgets.
   .action((sources: string[], options: ServeOptions) =>

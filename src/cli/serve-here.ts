@@ -86,6 +86,8 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     logger: options.log,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
+    cacheMaxAge: options.cacheMaxAge,
+    compression: options.compression,
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     bodyLimit: options.maxBody,
     maxRows: options.maxRows,

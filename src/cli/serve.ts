@@ -17,6 +17,10 @@ export interface ServeOptions {
   publicUrl?: string;
   trustProxy?: boolean;
   log?: boolean;
+  /** Cache-Control max-age of archive answers, in seconds. */
+  cacheMaxAge?: number;
+  /** false with --no-compression. */
+  compression?: boolean;
   workers?: number;
   queryTimeout?: number;
   maxWaiting?: number;

@@ -1,5 +1,7 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { registerCompression } from '../ops/compression.js';
+import { registerCaching } from '../ops/etag.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
 import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
@@ -97,6 +99,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else reply.code(400).send({ message: problem });
   });
 
+  // Compression first: the tag written on an answer names the coding it was sent with.
+  if (options.compression ?? true) registerCompression(app);
+  registerCaching(app, ctx, { maxAgeSeconds: options.cacheMaxAge ?? 300, vary: options.compression ?? true });
   retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
   registerCollections(app, ctx);

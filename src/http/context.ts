@@ -31,6 +31,10 @@ export interface AppOptions {
   maxRows?: number;
   /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
   timeouts?: Partial<ServerTimeouts>;
+  /** `max-age` of archive answers in seconds (default 300); 0 makes them `no-cache`. See src/ops/etag.ts. */
+  cacheMaxAge?: number;
+  /** gzip and brotli for answers that are worth it (default true). See src/ops/compression.ts. */
+  compression?: boolean;
   logger?: boolean;
 }
 

@@ -4,7 +4,7 @@ import { parseQueryString } from '../querystring/index.js';
 import type { ParsedQueryString } from '../querystring/types.js';
 import { HttpError } from '../rest/errors.js';
 import { budgeted } from '../storage/budgeted.js';
-import type { StorageBackend } from '../storage/types.js';
+import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
 import type { AppContext } from './context.js';
@@ -23,8 +23,31 @@ export interface ParsedRequest {
 export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = false): ParsedRequest {
   const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
-  const budget = { deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs, heavy };
+  const budget = takePrepared(request) ?? {
+    deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs,
+    heavy,
+  };
   return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };
+}
+
+const prepared = new WeakMap<FastifyRequest, QueryBudget>();
+
+/**
+ * The budget of a GET's queries, made before its handler runs (src/ops/etag.ts asks the data version with it):
+ * a PostgreSQL source runs all of a budget's statements on one server, so the version a tag names is that of
+ * the server the answer comes from. The handler's parseRequest takes it, once: a run again after a lost server
+ * gets a new budget, free to go to another server.
+ */
+export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryBudget {
+  const budget = { deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs };
+  prepared.set(request, budget);
+  return budget;
+}
+
+function takePrepared(request: FastifyRequest): QueryBudget | undefined {
+  const budget = prepared.get(request);
+  if (budget !== undefined) prepared.delete(request);
+  return budget;
 }
 
 const deadlines = new WeakMap<FastifyRequest, number>();
@@ -41,7 +64,7 @@ export function startDeadline(ctx: AppContext, request: FastifyRequest) {
 const QUERIES_KEPT = 1_000;
 const queries = new KeptMap<ParsedQueryString>(QUERIES_KEPT);
 
-function parsedQuery(raw: string): ParsedQueryString {
+export function parsedQuery(raw: string): ParsedQueryString {
   return queries.get(raw) ?? queries.set(raw, deepFreeze(parseQueryString(raw)));
 }
 

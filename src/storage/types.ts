@@ -64,6 +64,12 @@ export interface StorageBackend {
   readonly db: Database;
   readonly repository: Repository;
   /**
+   * What the data is, for storages that never change (an archive): the same wherever the same file is served,
+   * so that HTTP validators derived from it hold across restarts, processes and machines. Live storages have
+   * none; their `dataVersion` says when they changed.
+   */
+  readonly identity?: string;
+  /**
    * For live databases: a token that changes whenever the nodes change, so that summaries computed from them
    * are recomputed. Archives never change and have none.
    */

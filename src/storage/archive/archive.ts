@@ -3,6 +3,8 @@
  * `repo/<sha256>`. The database is extracted once into the cache and opened read-only; repository files are
  * read from the zip on demand, never unpacked.
  */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
@@ -56,7 +58,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         `${file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
       );
     }
-    return archiveBackend(file, metadata, db, zip);
+    return archiveBackend(file, metadata, db, zip, await archiveIdentity(zip));
   } catch (error) {
     await db?.close();
     zip.close();
@@ -69,12 +71,14 @@ function archiveBackend(
   metadata: Record<string, unknown>,
   db: Database,
   zip: ZipArchive,
+  identity: string,
 ): StorageBackend {
   let closed = false;
   return {
     name: basename(file).replace(/\.aiida$/, ''),
     kind: 'archive',
     aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
+    identity,
     db,
     repository: zipRepository(zip),
     keptSummary: (name) => keptSummary(db, name),
@@ -86,6 +90,16 @@ function archiveBackend(
       zip.close();
     },
   };
+}
+
+/**
+ * The archive's content, named without reading it all: the hash of the zip's central directory (every entry's
+ * name, sizes and CRC-32) and the file's size. Unlike the extracted copy's name it leaves the file's mtime
+ * out, so a copy of the file on another machine has the same identity.
+ */
+async function archiveIdentity(zip: ZipArchive): Promise<string> {
+  const { size } = await stat(zip.file);
+  return createHash('sha256').update(`${size}\0${zip.fingerprint}`).digest('base64url').slice(0, 32);
 }
 
 async function readMetadata(zip: ZipArchive): Promise<Record<string, unknown>> {
