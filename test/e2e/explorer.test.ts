@@ -229,3 +229,89 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     expect(watched.problems).toEqual([]);
   });
 });
+
+describe.skipIf(missing !== undefined)('the explorer in a browser (several sources, another server)', () => {
+  let several: Awaited<ReturnType<typeof serveExplorer>>;
+  let rich: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  beforeAll(async () => {
+    [several, rich, browser] = await Promise.all([
+      serveExplorer([
+        join(conformanceData, 'export_main_0001_simple.aiida'),
+        join(conformanceData, 'rich.aiida'),
+      ]),
+      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      launchBrowser(),
+    ]);
+    watched = await watchedPage(browser, { dark: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    several?.stop();
+    rich?.stop();
+  });
+
+  const totalShown = (page: WatchedPage['page']) => page.locator('[data-figure="total"]').textContent();
+  const totalOf = async (served: typeof several, query = '') =>
+    (await served.api<{ total: number }>(`/nodes/statistics/${query}`)).data.total.toLocaleString('en-US');
+
+  it('switches source, and every link keeps it', async () => {
+    const { page } = watched;
+    await page.goto(`${several.base}/`);
+    await expect.poll(() => totalShown(page)).toBe(await totalOf(several));
+    const switcher = page.getByLabel('Source');
+    expect(await switcher.locator('option').allTextContents()).toEqual(['export_main_0001_simple', 'rich']);
+    await switcher.selectOption('rich');
+    await page.waitForURL(/\?profile=rich$/);
+    await expect.poll(() => totalShown(page)).toBe(await totalOf(several, '?profile=rich'));
+    await expect.poll(() => page.locator('h1').textContent()).toBe('rich');
+    for (const href of await page
+      .locator('main a[href^="/"], header a[href^="/"]')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href')!))) {
+      expect(new URL(href, several.base).searchParams.get('profile'), href).toBe('rich');
+    }
+    await page.getByRole('link', { name: 'Nodes', exact: true }).click();
+    await page.waitForURL(/\/nodes\?profile=rich$/);
+    const first = await several.api<{ nodes: { uuid: string }[] }>(
+      '/nodes/page/1/?perpage=20&orderby=-ctime,id&profile=rich',
+    );
+    await expect
+      .poll(() =>
+        page
+          .locator('table.nodes tbody tr td.mono a')
+          .evaluateAll((links) => links.map((a) => a.getAttribute('title'))),
+      )
+      .toEqual(first.data.nodes.map((n) => n.uuid));
+    await screenshot(page, 'node-list-dark');
+    expect(watched.problems).toEqual([]);
+  });
+
+  it('reads another v4 server named by ?api=', async () => {
+    const { page } = watched;
+    const other = `${several.base}/api/v4`;
+    await page.goto(`${rich.base}/?api=${encodeURIComponent(other)}`);
+    await expect.poll(() => totalShown(page)).toBe(await totalOf(several));
+    expect(await page.locator('footer').textContent()).toContain(other);
+    // The source names are the serving server's own: no switcher for another server.
+    expect(await page.getByLabel('Source').count()).toBe(0);
+    const link = page.getByRole('link', { name: 'Nodes', exact: true });
+    expect(new URL((await link.getAttribute('href'))!, rich.base).searchParams.get('api')).toBe(other);
+    expect(watched.problems).toEqual([]);
+  });
+
+  it('says so when the server is gone, instead of a blank page or an endless spinner', async () => {
+    const { page } = watched;
+    await page.goto(`${rich.base}/nodes`);
+    await page.locator('table.nodes').waitFor();
+    const exited = new Promise((resolve) => rich.server.once('exit', resolve));
+    rich.server.kill('SIGKILL');
+    await exited;
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/cannot be reached/);
+    // The only problems are the refused connections to the stopped server.
+    expect(watched.problems.length).toBeGreaterThan(0);
+    for (const problem of watched.problems) expect(problem).toMatch(/ERR_CONNECTION_REFUSED/);
+  });
+});
