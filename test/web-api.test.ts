@@ -30,7 +30,9 @@ describe('the API client', () => {
 
   it('asks for the profile it was made for, in requests and links', async () => {
     const api = createApi({ base: `${base}/`, profile: served.backend.name });
-    expect(api.url('/nodes/', 'limit=1')).toBe(`${base}/nodes/?limit=1&profile=${served.backend.name}`);
+    expect(api.url('/nodes/', 'limit=1')).toBe(
+      `${base}/nodes/?limit=1&profile=${encodeURIComponent(`"${served.backend.name}"`)}`,
+    );
     expect((await api.get<Nodes>('/nodes/', 'limit=1')).data.nodes).toHaveLength(1);
     const other = createApi({ base, profile: 'no-such-source' });
     const error = await other.get('/nodes/', 'limit=1').catch((e: unknown) => e);

@@ -62,7 +62,9 @@ export function createApi(options: ApiOptions): Api {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const profile = options.profile === '' ? undefined : options.profile;
-  const profileQuery = profile === undefined ? undefined : `profile=${encodeURIComponent(profile)}`;
+  // Quoted: a bare value of the v4 query language is a name, and source names hold dots (`arithmetic.add`).
+  const profileQuery =
+    profile === undefined ? undefined : `profile=${encodeURIComponent(JSON.stringify(profile))}`;
 
   const url = (path: string, query?: string) => {
     const q = joinQuery(query, profileQuery);
