@@ -1,12 +1,14 @@
 /**
- * Every public conformance archive and a generated (demo) archive, served together: in Chromium, the home page,
- * the node list, a node of every type, the groups and a group of each source show without a failed request, a
- * console error or an error message.
+ * Every public conformance archive, a generated (demo) archive and the rich data as a PostgreSQL profile, served
+ * together: in Chromium, the home page, the node list, the groups, a group, computers and users of each source, and
+ * a node of every type, show without a failed request, a console error or an error message.
  */
 import { basename, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smallArchive } from '../helpers.js';
+import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
+import { smallArchive, tempDir } from '../helpers.js';
+import { unpackContainer } from '../support/profile-fixtures.js';
 import {
   browserMissing,
   conformanceData,
@@ -22,8 +24,21 @@ if (missing) console.warn(`test/e2e/every-source.test.ts: ${missing}`);
 const archives = ['rich', 'arithmetic.add', 'export_main_0001_simple', 'graph1'].map((name) =>
   join(conformanceData, `${name}.aiida`),
 );
-/** The sources' names (`?profile=`): the archives' file names, and the generated one's (test/helpers.ts). */
-const sources = [...archives.map((file) => basename(file, '.aiida')), 'small-300-5'];
+const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
+/**
+ * The sources' names (`?profile=`): the archives' file names, the generated one's (test/helpers.ts), the
+ * PostgreSQL database's.
+ */
+const sources = [
+  ...archives.map((file) => basename(file, '.aiida')),
+  'small-300-5',
+  ...(withPostgres ? ['richpg'] : []),
+];
+/**
+ * A node of every type is opened on each source; the rich data once (as PostgreSQL when it is there, else as
+ * the archive): both answer the same (the conformance replay), and its 25 types take the longest.
+ */
+const everyType = (profile: string) => profile !== (withPostgres ? 'rich' : 'richpg');
 
 /** A profile as the v4 query language reads it: quoted, since names hold dots. */
 const q = (profile: string) => encodeURIComponent(JSON.stringify(profile));
@@ -32,16 +47,28 @@ describe.skipIf(missing !== undefined)('the explorer on every source', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
   let watched: WatchedPage;
+  let cluster: Cluster | undefined;
 
   beforeAll(async () => {
     const demo = await smallArchive(300, 5);
-    expect(basename(demo, '.aiida')).toBe(sources[sources.length - 1]);
-    [served, browser] = await Promise.all([serveExplorer([...archives, demo]), launchBrowser()]);
+    expect(basename(demo, '.aiida')).toBe('small-300-5');
+    const extra: string[] = [];
+    if (withPostgres) {
+      cluster = await startCluster();
+      cluster.restore('richpg', join(conformanceData, 'rich-psql.sql.gz'));
+      const repository = await unpackContainer(
+        join(conformanceData, 'rich-container-loose.tar.gz'),
+        tempDir(),
+      );
+      extra.push(cluster.url('richpg'), '--repository', repository);
+    }
+    [served, browser] = await Promise.all([serveExplorer([...archives, demo, ...extra]), launchBrowser()]);
     watched = await watchedPage(browser);
-  });
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     served?.stop();
+    cluster?.destroy();
   });
 
   /** Open a view and wait until nothing in it is loading any more; the error messages it shows. */
@@ -80,7 +107,7 @@ describe.skipIf(missing !== undefined)('the explorer on every source', () => {
           stats.data.total.toLocaleString('en-US'),
         );
         expect(await settle('/nodes', profile), profile).toEqual([]);
-        for (const nodeType of Object.keys(stats.data.types)) {
+        for (const nodeType of everyType(profile) ? Object.keys(stats.data.types) : []) {
           const one = await served.api<{ nodes: { uuid: string }[] }>(
             `/nodes/?node_type=${encodeURIComponent(`"${nodeType}"`)}&limit=1&profile=${q(profile)}`,
           );
