@@ -112,6 +112,23 @@ describe('the API client', () => {
     });
   });
 
+  it("calls a query stopped at the server's time limit a time limit, and a database down a server failure", async () => {
+    const answering = (message: string) =>
+      createApi({
+        base,
+        fetch: async () => new Response(JSON.stringify({ message }), { status: 503 }),
+      });
+    const limit = (await answering('The query took longer than its time limit of 30 s; narrow it.')
+      .get('/nodes/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([limit.kind, limit.status]).toEqual(['timeout', 503]);
+    expect(limit.message).toContain('time limit of 30 s');
+    const down = (await answering('The database cannot be reached.')
+      .get('/nodes/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([down.kind, down.status]).toEqual(['server', 503]);
+  });
+
   it("says an answer that is not the v4 API's is not", async () => {
     const api = createApi({
       base: `http://127.0.0.1:${served.port}`,

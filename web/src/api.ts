@@ -108,7 +108,9 @@ export function createApi(options: ApiOptions): Api {
       const said = (body as { message?: unknown } | undefined)?.message;
       const words =
         typeof said === 'string' && said !== '' ? said : text.slice(0, 200) || response.statusText;
-      throw new ApiError(`${response.status}: ${words}`, response.status);
+      // Quarry answers 503 both for a query stopped at its time limit and for a database that is down.
+      const kind = response.status === 503 && /time limit/i.test(words) ? 'timeout' : undefined;
+      throw new ApiError(`${response.status}: ${words}`, response.status, kind);
     }
     if (body === undefined || typeof body !== 'object' || body === null || !('data' in body)) {
       throw new ApiError(
