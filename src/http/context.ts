@@ -36,6 +36,8 @@ export interface AppOptions {
   /** gzip and brotli for answers that are worth it (default true). See src/ops/compression.ts. */
   compression?: boolean;
   logger?: boolean;
+  /** Serve the web explorer at `/` (default true; `--no-ui` turns it off). */
+  ui?: boolean;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
