@@ -1,5 +1,6 @@
 /** The Fastify application: one request path for every endpoint of the v4 API. */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { registerOpenApi } from '../ops/openapi/index.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
 import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
@@ -101,6 +102,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerNodeItems(app, ctx);
   registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
+  // Not endpoints of the API: the root listing does not name them.
+  registerOpenApi(app, ctx);
   const allowedAt = registerMethods(app, ctx);
 
   // The same answer for every unknown URL, serialised once: floods of bad URLs cost next to nothing.
