@@ -20,12 +20,18 @@ export interface Answer {
   contentType: string | null | undefined;
   /** Parsed JSON, or null/undefined when there is none (HEAD, OPTIONS, files). */
   body: unknown;
+  /** Headers by lower-case name; a name that is absent (or null) was not sent. */
+  headers?: Record<string, string | null | undefined>;
+  /** Which headers `headers` knows about (a recording keeps a few); all when undefined. */
+  recordedHeaders?: string[];
 }
 
 export class OpenApiChecker {
   private readonly doc: Doc;
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<unknown, ValidateFunction>();
+  /** `GET /nodes/{id}/ 200` for each operation and status whose schema a body was checked against. */
+  readonly checked = new Set<string>();
   private readonly matchers: { template: string; re: RegExp; params: number }[];
 
   constructor(
@@ -74,6 +80,16 @@ export class OpenApiChecker {
     return validate;
   }
 
+  /** The headers a response requires that the answer lacks (among those it knows about). */
+  private missingHeaders(response: Json, answer: Answer): string[] {
+    if (answer.headers === undefined) return [];
+    return Object.entries((response.headers ?? {}) as Record<string, Json>)
+      .filter(([, header]) => this.resolve(header).required === true)
+      .map(([name]) => name.toLowerCase())
+      .filter((name) => answer.recordedHeaders === undefined || answer.recordedHeaders.includes(name))
+      .filter((name) => answer.headers?.[name] == null);
+  }
+
   /** What is wrong with an answer according to the document, or undefined when it conforms. */
   problem(answer: Answer): string | undefined {
     const template = this.templateOf(answer.path);
@@ -97,6 +113,8 @@ export class OpenApiChecker {
       }
     }
     if (response === undefined) return 'the document lacks a response component';
+    const missing = this.missingHeaders(response, answer);
+    if (missing.length > 0) return `headers the document requires are missing: ${missing.join(', ')}`;
     if (answer.method === 'HEAD') return undefined;
     const content = response.content as Record<string, Json> | undefined;
     const media = (answer.contentType ?? '').split(';')[0]?.trim() ?? '';
@@ -105,6 +123,7 @@ export class OpenApiChecker {
     if (entry === undefined) return `media type ${media} is not among ${Object.keys(content).join(', ')}`;
     if (media !== 'application/json' || answer.body == null) return undefined;
     const validate = this.validatorFor(entry.schema);
+    this.checked.add(`${answer.method} ${template ?? '(unknown)'} ${answer.status}`);
     if (validate(answer.body)) return undefined;
     return this.ajv.errorsText(validate.errors, { separator: '; ' });
   }

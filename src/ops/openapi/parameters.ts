@@ -49,6 +49,36 @@ const param = (name: string, description: string, schema: Schema, extra: Schema 
 const wholeNumber = { type: 'integer', minimum: 0 };
 const quotedString = { type: 'string', pattern: '^".*"$' };
 
+/** The parameters of paths (`<id>`, `<int:page>`). */
+export const PATH_PARAMETERS = {
+  id: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description:
+      'The UUID of the record, or a unique prefix of it (users: the integer id). A prefix shared by several ' +
+      'records, or one that names nothing, answers 404.',
+    schema: { type: 'string', minLength: 1 },
+    examples: { uuid: { value: '50e01d22-b9b3-45fc-b454-a04f64ab4bfb' }, prefix: { value: '50e01d22' } },
+  },
+  userId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The integer id of the user.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 1,
+  },
+  page: {
+    name: 'page',
+    in: 'path',
+    required: true,
+    description: 'Page number, from 1 (`/page/` alone is page 1). A page past the last answers 404.',
+    schema: { type: 'integer', minimum: 1 },
+    example: 2,
+  },
+} satisfies Record<string, Schema>;
+
 export interface PageLimits {
   /** Default and maximum rows of an answer. */
   limitDefault: number;
@@ -58,32 +88,6 @@ export interface PageLimits {
 /** Reusable parameters, by component name, for the server's page limits. */
 export function parameters({ limitDefault, perpageDefault }: PageLimits): Record<string, Schema> {
   return {
-    id: {
-      name: 'id',
-      in: 'path',
-      required: true,
-      description:
-        'The UUID of the record, or a unique prefix of it (users: the integer id). A prefix shared by several ' +
-        'records, or one that names nothing, answers 404.',
-      schema: { type: 'string', minLength: 1 },
-      examples: { uuid: { value: '50e01d22-b9b3-45fc-b454-a04f64ab4bfb' }, prefix: { value: '50e01d22' } },
-    },
-    userId: {
-      name: 'id',
-      in: 'path',
-      required: true,
-      description: 'The integer id of the user.',
-      schema: { type: 'integer', minimum: 0 },
-      example: 1,
-    },
-    page: {
-      name: 'page',
-      in: 'path',
-      required: true,
-      description: 'Page number, from 1 (`/page/` alone is page 1). A page past the last answers 404.',
-      schema: { type: 'integer', minimum: 1 },
-      example: 2,
-    },
     limit: param(
       'limit',
       `Most records to answer (default and maximum ${limitDefault}; more answers 400). Not with \`/page/\`.`,

@@ -6,6 +6,7 @@
 import { endpointTable, methodsOf, type Endpoint } from '../../http/endpoints.js';
 import { endpointDoc, type EndpointDoc } from './endpoint-docs.js';
 import { querybuilderGet, querybuilderPost } from './querybuilder.js';
+import { PATH_PARAMETERS } from './parameters.js';
 import { errorResponses, headerRefs } from './responses.js';
 import { envelopeOf, type Schema } from './schemas.js';
 
@@ -16,10 +17,12 @@ export function openApiPath(pattern: string): string {
 
 const paramRef = (name: string): Schema => ({ $ref: `#/components/parameters/${name}` });
 
+/** Written out, not referenced: Swagger UI does not resolve references among a path's own parameters. */
 function pathParameters(endpoint: Endpoint): Schema[] {
   const out: Schema[] = [];
-  if (endpoint.pattern.includes('<id>')) out.push(paramRef(endpoint.group === 'users' ? 'userId' : 'id'));
-  if (endpoint.pattern.includes('<int:page>')) out.push(paramRef('page'));
+  if (endpoint.pattern.includes('<id>'))
+    out.push(PATH_PARAMETERS[endpoint.group === 'users' ? 'userId' : 'id']);
+  if (endpoint.pattern.includes('<int:page>')) out.push(PATH_PARAMETERS.page);
   return out;
 }
 
