@@ -11,7 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEndpoints } from '../src/http/endpoints.js';
 import { setFailureSink } from '../src/http/failures.js';
-import { buildDocument } from '../src/ops/openapi/index.js';
+import { buildDocument } from '../src/ops/openapi/document.js';
 import { RESERVED_KEYS } from '../src/querystring/parse.js';
 import { listeningOn, smallArchive } from './helpers.js';
 import { ARCHIVES, conformanceDir, loadArchiveCase, type Golden } from './conformance/replay.js';
@@ -288,6 +288,23 @@ describe('over HTTP', () => {
         message: 'The requested URL is not found on the server.',
         available_endpoints: root.data.available_endpoints,
       });
+    }
+  });
+
+  it('writes the public URL into the page, the document and its servers entry', async () => {
+    const behind = await appOn(await smallArchive(200), { publicUrl: 'https://example.org/quarry' });
+    try {
+      const page = await behind.app.inject({ url: '/docs' });
+      expect(page.body).toContain('src="/quarry/docs/assets/swagger-ui-bundle.js"');
+      expect(page.body).toContain('src="/quarry/docs/init.js"');
+      const init = await behind.app.inject({ url: '/docs/init.js' });
+      expect(init.body).toContain('"/quarry/api/v4/openapi.json"');
+      const served = (await behind.app.inject({ url: '/api/v4/openapi.json' })).json() as Json;
+      expect(served.servers[0].url).toBe('https://example.org/quarry/api/v4');
+      // HEAD as every GET route.
+      expect((await behind.app.inject({ method: 'HEAD', url: '/docs' })).statusCode).toBe(200);
+    } finally {
+      await behind.close();
     }
   });
 

@@ -125,6 +125,7 @@ export class OpenApiChecker {
     const validate = this.validatorFor(entry.schema);
     this.checked.add(`${answer.method} ${template ?? '(unknown)'} ${answer.status}`);
     if (validate(answer.body)) return undefined;
-    return this.ajv.errorsText(validate.errors, { separator: '; ' });
+    // The first few mistakes say enough (a wrong schema repeats one per record).
+    return this.ajv.errorsText(validate.errors?.slice(0, 4), { separator: '; ' });
   }
 }

@@ -1,16 +1,14 @@
 /**
  * The OpenAPI document at `<prefix>/openapi.json` and the page that renders it at `/docs` (assets under
  * `/docs/assets/`). Neither is an endpoint of the v4 API: the root listing does not name them, and requests to
- * the API's paths never reach these routes. The document is built and serialised once per app.
+ * the API's paths never reach these routes. The document is built and serialised once per app, when it is
+ * first asked for: a serving process that is never asked loads none of its modules.
  */
 import { readFileSync } from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../http/context.js';
-import { buildDocument } from './document.js';
 import { ASSETS, docsPage, initScript, swaggerUiFolder } from './docs-page.js';
-
-export { buildDocument } from './document.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -25,20 +23,27 @@ function basePath(publicBase: string | undefined): string {
 }
 
 export function registerOpenApi(app: FastifyInstance, ctx: AppContext): void {
-  const document = buildDocument({
-    prefix: ctx.prefix,
-    publicBase: ctx.origin.publicBase,
-    posting: ctx.posting,
-    limitDefault: ctx.limitDefault,
-    perpageDefault: ctx.perpageDefault,
-    version: packageVersion(),
-  });
-  const json = JSON.stringify(document);
+  let json: Promise<string> | undefined;
+  const documentJson = () =>
+    (json ??= import('./document.js').then(({ buildDocument }) =>
+      JSON.stringify(
+        buildDocument({
+          prefix: ctx.prefix,
+          publicBase: ctx.origin.publicBase,
+          posting: ctx.posting,
+          limitDefault: ctx.limitDefault,
+          perpageDefault: ctx.perpageDefault,
+          version: packageVersion(),
+        }),
+      ),
+    ));
   const base = basePath(ctx.origin.publicBase);
   const page = docsPage(base, 'AiiDA REST API v4 (Quarry)');
   const init = initScript(`${base}${ctx.prefix}/openapi.json`);
 
-  app.get(`${ctx.prefix}/openapi.json`, async (_request, reply) => reply.type(JSON_TYPE).send(json));
+  app.get(`${ctx.prefix}/openapi.json`, async (_request, reply) =>
+    reply.type(JSON_TYPE).send(await documentJson()),
+  );
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get('/docs/init.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').send(init),
