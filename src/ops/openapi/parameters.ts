@@ -75,7 +75,7 @@ export const PATH_PARAMETERS = {
     required: true,
     description: 'Page number, from 1 (`/page/` alone is page 1). A page past the last answers 404.',
     schema: { type: 'integer', minimum: 1 },
-    example: 2,
+    example: 1,
   },
 } satisfies Record<string, Schema>;
 
@@ -92,20 +92,18 @@ export function parameters({ limitDefault, perpageDefault }: PageLimits): Record
       'limit',
       `Most records to answer (default and maximum ${limitDefault}; more answers 400). Not with \`/page/\`.`,
       { ...wholeNumber, maximum: limitDefault },
-      { example: 20 },
     ),
     offset: param('offset', 'Records to skip before the first answered. Not with `/page/`.', wholeNumber),
     perpage: param(
       'perpage',
       `Records per page of a \`/page/\` path (default ${perpageDefault}, at most ${limitDefault}).`,
       { type: 'integer', minimum: 1, maximum: limitDefault },
-      { example: 20 },
     ),
     orderby: param(
       'orderby',
-      'Columns to order by, comma-separated, `-` before a column for descending; `id` is always the last key.',
+      'Columns to order by, comma-separated, `-` before a column for descending, e.g. `-ctime,label`; `id` is ' +
+        'always the last key.',
       { type: 'string' },
-      { example: '-ctime,label' },
     ),
     attributes: param(
       'attributes',
@@ -114,10 +112,9 @@ export function parameters({ limitDefault, perpageDefault }: PageLimits): Record
     ),
     attributes_filter: param(
       'attributes_filter',
-      'With `attributes=true`: only these attribute keys (comma-separated), a missing one as null. On ' +
-        '`contents/attributes/`: only these keys.',
+      'With `attributes=true`: only these attribute keys, comma-separated (e.g. `process_label,process_state`), ' +
+        'a missing one as null. On `contents/attributes/`: only these keys.',
       { type: 'string' },
-      { example: 'process_label,process_state' },
     ),
     extras: param('extras', 'With `true`, each node carries its `extras`.', { type: 'boolean' }),
     extras_filter: param(
@@ -128,35 +125,32 @@ export function parameters({ limitDefault, perpageDefault }: PageLimits): Record
     full_type: param(
       'full_type',
       'Nodes of a full type `"<node_type>|<process_type>"`, quoted; `%` at the end of either part matches any ' +
-        'continuation (the patterns `nodes/full_types/` answers). A value without `|` is read as `<value>|%`.',
+        'continuation (the patterns `nodes/full_types/` answers), e.g. `"data.core.structure.StructureData.|"` or ' +
+        '`"process.%|%"`. A value without `|` is read as `<value>|%`.',
       quotedString,
-      { example: '"data.core.structure.StructureData.|"' },
     ),
     download_format: param(
       'download_format',
       "Export format (see `nodes/download_formats/`), e.g. `cif`, `xsf`, `json`. Without it, a node type's " +
         'first format.',
       { type: 'string' },
-      { example: 'cif' },
     ),
     download: param(
       'download',
       '`false`: answer the export inside the JSON envelope (`data.download`) instead of as a file.',
       { type: 'boolean', default: true },
     ),
-    filename: param('filename', "Path of a file or folder in the node's repository, quoted.", quotedString, {
-      example: '"aiida.in"',
-    }),
+    filename: param(
+      'filename',
+      'Path of a folder in the repository, quoted, e.g. `"pseudo"`; the top level without it.',
+      quotedString,
+    ),
     filenameRequired: param('filename', "Path of a file in the node's repository, quoted.", quotedString, {
       required: true,
       example: '"aiida.in"',
     }),
-    in_limit: param('in_limit', 'Most incoming links to answer (all by default).', wholeNumber, {
-      example: 10,
-    }),
-    out_limit: param('out_limit', 'Most outgoing links to answer (all by default).', wholeNumber, {
-      example: 10,
-    }),
+    in_limit: param('in_limit', 'Most incoming links to answer (all by default).', wholeNumber),
+    out_limit: param('out_limit', 'Most outgoing links to answer (all by default).', wholeNumber),
     profile: param(
       'profile',
       'Which of the served storages answers (an archive file name without `.aiida`, a profile name); the first ' +
@@ -174,14 +168,16 @@ export function parameters({ limitDefault, perpageDefault }: PageLimits): Record
       name: 'filters',
       in: 'query',
       description:
-        'Filters on columns of the listed records, `column=value` each (see the query-string language in the ' +
-        'description for the other operators, which are written into the URL by hand).',
+        'Filters on columns of the listed records, `column=value` each, e.g. `{"label": "\\"pw-7.2\\""}` for ' +
+        '`?label="pw-7.2"` (see the query-string language in the description for the other operators, which ' +
+        'are written into the URL by hand).',
       required: false,
       style: 'form',
       explode: true,
       allowReserved: true,
       schema: { type: 'object', additionalProperties: { type: 'string' } },
-      example: { node_type: '"data.core.dict.Dict."' },
+      // Empty: Swagger UI fills "Try it out" with the example, and would otherwise invent keys.
+      example: {},
     },
   };
 }
