@@ -2,6 +2,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerCompression } from '../ops/compression.js';
 import { registerCaching } from '../ops/etag.js';
+import { registerOpenApi } from '../ops/openapi/index.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
 import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
@@ -110,6 +111,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
   if (options.ui !== false) registerUi(app, ctx);
+  // Not endpoints of the API: the root listing does not name them.
+  registerOpenApi(app, ctx);
   const allowedAt = registerMethods(app, ctx);
 
   // The same answer for every unknown URL, serialised once: floods of bad URLs cost next to nothing.

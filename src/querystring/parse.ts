@@ -91,6 +91,9 @@ const RESERVED: Record<string, keyof ParsedQueryString> = {
   profile: 'profile',
 };
 
+/** The keys the language reserves (each at most once, with `=`); every other key is a filter. */
+export const RESERVED_KEYS: readonly string[] = Object.keys(RESERVED);
+
 /** Python's urllib.parse.unquote: UTF-8 percent-decoding that leaves malformed escapes as they are. */
 export function unquote(text: string): string {
   if (!text.includes('%')) return text;

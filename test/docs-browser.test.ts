@@ -1,0 +1,62 @@
+/**
+ * `/docs` in a real browser: Swagger UI renders every operation of the document from Quarry's own files, asks
+ * no other host for anything, and "Try it out" reaches the API through the document's servers entry. Needs
+ * Chromium (`$QUARRY_CHROMIUM`, else /usr/bin/chromium); skipped with a note without it.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { listeningOn, smallArchive } from './helpers.js';
+
+const executable = [process.env.QUARRY_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path) => path !== undefined && existsSync(path),
+);
+if (executable === undefined)
+  console.log('docs page browser test skipped: no Chromium (set QUARRY_CHROMIUM)');
+
+let server: Awaited<ReturnType<typeof listeningOn>> | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (executable === undefined) return;
+  server = await listeningOn(await smallArchive(200));
+  browser = await chromium.launch({ executablePath: executable, args: ['--no-sandbox'] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+it.skipIf(executable === undefined)(
+  'renders every operation from local files and tries one out',
+  async () => {
+    const base = `http://127.0.0.1:${server?.port}`;
+    const page = await (browser as Browser).newPage();
+    const requested: string[] = [];
+    const failures: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('pageerror', (error) => failures.push(String(error)));
+    await page.goto(`${base}/docs`);
+
+    const document = (await (await fetch(`${base}/api/v4/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.values(document.paths).flatMap((item) =>
+      Object.keys(item).filter((key) => key !== 'parameters'),
+    );
+    await page.locator('.opblock').first().waitFor();
+    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    expect(failures).toEqual([]);
+    expect(requested.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
+
+    const op = page.locator('#operations-server-get_server');
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    await op.locator('button.execute').click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor();
+    expect(await status.innerText()).toBe('200');
+    expect(requested).toContain(`${base}/api/v4/server/`);
+  },
+  120_000,
+);
