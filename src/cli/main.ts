@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `quarry` command. */
 import { availableParallelism } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { parsePublicUrl } from '../http/origin.js';
 import { runServe } from './serve.js';
 import { CliError } from './errors.js';
@@ -96,7 +96,20 @@ program
     publicUrl,
   )
   .option('--trust-proxy', 'take scheme and host of answers from X-Forwarded-Proto and X-Forwarded-Host')
-  .option('--log', 'log every request')
+  .option('--log', 'log every request: one line each, on stdout')
+  .addOption(
+    new Option(
+      '--log-format <format>',
+      'request lines as JSON or pretty (default: pretty on a terminal)',
+    ).choices(['json', 'pretty']),
+  )
+  .option('--metrics', 'answer GET /metrics (Prometheus text format)')
+  .option(
+    '--shutdown-timeout <seconds>',
+    'on SIGTERM/SIGINT, how long requests under way may take to finish',
+    positive('shutdown-timeout'),
+    10,
+  )
   .action(runServe);
 
 program

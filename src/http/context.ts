@@ -31,7 +31,13 @@ export interface AppOptions {
   maxRows?: number;
   /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
   timeouts?: Partial<ServerTimeouts>;
+  /** Log every request (one line each, src/ops/request-log.ts). */
   logger?: boolean;
+  logFormat?: 'json' | 'pretty';
+  /** Where request log lines go (default stdout). */
+  logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Answer GET /metrics and count what it shows (src/ops/metrics.ts). */
+  metrics?: boolean;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
