@@ -100,7 +100,11 @@ describe('the request log', () => {
 
   it('writes one JSON line per request with --log', async () => {
     const out = collector();
-    const served = await listeningOn(archive, { logger: true, logFormat: 'json', logDestination: out.stream });
+    const served = await listeningOn(archive, {
+      logger: true,
+      logFormat: 'json',
+      logDestination: out.stream,
+    });
     try {
       const page = await get(served.port, '/api/v4/nodes/page/1/?perpage=2', { 'X-Request-Id': 'r-1' });
       await get(served.port, `/api/v4/nodes/?limit=1&profile=${served.backend.name}`);
