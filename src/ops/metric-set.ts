@@ -4,7 +4,7 @@
  * extraction, and the process itself (memory, CPU, event-loop delay, garbage collection). What only a
  * storage knows (pools, readiness) is read when scraped, not kept.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { planCacheUse } from '../query/index.js';
 import { extractionStats } from '../storage/archive/extract.js';
 import { observeQueries } from '../storage/observe.js';
@@ -16,6 +16,7 @@ import {
 } from '../storage/types.js';
 import type { EndpointKind } from './endpoint-kind.js';
 import { sourceHealth } from './health.js';
+import { Histogram, StatusCounter, register, type HistogramSeries } from './tally.js';
 
 /** Seconds; from a point lookup (0.1 ms) to the default query time limit (30 s). */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -25,8 +26,8 @@ const HEALTH_MS = 1_000;
 const HEALTH_KEPT_MS = 500;
 
 interface RequestSeries {
-  duration: { observe(seconds: number): void };
-  byStatus: ({ inc(): void } | undefined)[];
+  byStatus: number[];
+  duration: HistogramSeries;
 }
 
 export interface MetricSet {
@@ -43,25 +44,23 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'quarry_http_requests_total',
-    help: 'HTTP requests answered, by endpoint kind and status',
-    labelNames: ['kind', 'status'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'quarry_http_request_duration_seconds',
-    help: 'Time from a request received to its answer sent, by endpoint kind',
-    labelNames: ['kind'] as const,
-    buckets: BUCKETS,
-    registers: [registry],
-  });
-  const queryTime = new Histogram({
-    name: 'quarry_query_duration_seconds',
-    help: 'Time of each statement a request ran, waiting for a connection included',
-    buckets: BUCKETS,
-    registers: [registry],
-  });
+  const requests = new StatusCounter<EndpointKind>(
+    'quarry_http_requests_total',
+    'HTTP requests answered, by endpoint kind and status',
+    'kind',
+  );
+  const durations = new Histogram<EndpointKind>(
+    'quarry_http_request_duration_seconds',
+    'Time from a request received to its answer sent, by endpoint kind',
+    BUCKETS,
+    'kind',
+  );
+  const queryTime = new Histogram<never>(
+    'quarry_query_duration_seconds',
+    'Time of each statement a request ran, waiting for a connection included',
+    BUCKETS,
+  );
+  for (const tally of [requests, durations, queryTime]) register(registry, tally);
   const timeouts = new Counter({
     name: 'quarry_query_timeouts_total',
     help: "Statements stopped at the request's query time limit (--query-timeout)",
@@ -117,17 +116,18 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
   });
   storageGauges(registry, backends);
 
+  const statements = queryTime.of();
   const undo = observeQueries((ms, error) => {
-    queryTime.observe(ms / 1000);
+    queryTime.observe(statements, ms / 1000);
     if (error instanceof QueryTimeoutError) timeouts.inc();
   });
 
-  // Children looked up once per kind and status: no label hashing per request.
+  // Each kind's counts and histogram, looked up once per kind.
   const series = new Map<EndpointKind, RequestSeries>();
   const seriesOf = (kind: EndpointKind) => {
     let found = series.get(kind);
     if (found === undefined) {
-      found = { duration: durations.labels(kind), byStatus: [] };
+      found = { byStatus: requests.of(kind), duration: durations.of(kind) };
       series.set(kind, found);
     }
     return found;
@@ -137,8 +137,8 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
     registry,
     request(kind, status, ms) {
       const s = seriesOf(kind);
-      (s.byStatus[status] ??= requests.labels(kind, String(status))).inc();
-      s.duration.observe(ms / 1000);
+      s.byStatus[status] = (s.byStatus[status] ?? 0) + 1;
+      durations.observe(s.duration, ms / 1000);
     },
     conditional(hit) {
       conditional.inc({ result: hit ? 'not_modified' : 'modified' });
