@@ -16,6 +16,7 @@ import { registerServer } from './routes/server.js';
 import { registerHealth } from '../ops/health.js';
 import { registerMetrics } from '../ops/metrics.js';
 import { logServerOptions, registerRequestLog } from '../ops/request-log.js';
+import { retryOnServerLoss } from './retry.js';
 
 export type { AppOptions };
 
@@ -107,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRequestLog(app, ctx, log);
   await registerMetrics(app, ctx, options.metrics ?? false);
   registerHealth(app, ctx);
+  retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
   registerCollections(app, ctx);
   registerNodeItems(app, ctx);

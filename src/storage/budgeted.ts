@@ -25,6 +25,7 @@ export function budgeted(backend: StorageBackend, budget: QueryBudget): StorageB
           values: (statement) => timed(db.values(statement, budget), observe),
           close: () => db.close(),
         };
+  if (db.dataVersion) view.dataVersion = () => db.dataVersion!(budget);
   return Object.create(backend, { db: { value: view }, [ORIGIN]: { value: backend } }) as StorageBackend;
 }
 
