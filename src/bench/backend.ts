@@ -24,3 +24,6 @@ export async function benchBackend(file: string, pgUrl?: string): Promise<Storag
     },
   };
 }
+
+/** Set to 1 in the environment of the benchmark's servers: they count requests for /metrics. */
+export const BENCH_METRICS = 'QUARRY_BENCH_METRICS';

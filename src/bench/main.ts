@@ -14,7 +14,7 @@ import { buildApp } from '../http/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
-import { benchBackend } from './backend.js';
+import { BENCH_METRICS, benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { machineTicks, processTable, processTree } from './process-table.js';
@@ -35,6 +35,7 @@ interface Options {
   tries: number;
   only?: string;
   target?: string;
+  metrics?: boolean;
   out: string;
 }
 
@@ -149,6 +150,8 @@ async function dataset(nodes: number): Promise<string> {
 
 async function main(options: Options) {
   const levels = options.concurrency.split(',').map(Number);
+  // Read by the server processes this starts (serve-bench.ts).
+  if (options.metrics) process.env[BENCH_METRICS] = '1';
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
   let cluster: Cluster | undefined;
@@ -377,6 +380,7 @@ new Command('bench')
   )
   .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
+  .option('--metrics', 'serve with metrics on (quarry serve --metrics), to measure what counting costs')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
   .parseAsync()

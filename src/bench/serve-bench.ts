@@ -4,7 +4,7 @@
  */
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../http/app.js';
-import { benchBackend } from './backend.js';
+import { BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
 if (!file || !Number.isInteger(Number(processes))) {
@@ -14,7 +14,8 @@ if (Number(processes) > 1 && !isServingProcess()) {
   process.stdout.write(`ready ${(await superviseProcesses(Number(processes))).port}\n`);
 } else {
   const backend = await benchBackend(file, pgUrl);
-  const app = await buildApp({ backends: [backend] });
+  // `npm run bench -- --metrics` measures the cost of counting every request (src/ops/metrics.ts).
+  const app = await buildApp({ backends: [backend], metrics: process.env[BENCH_METRICS] === '1' });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (isServingProcess()) reportServing([backend.name]);

@@ -1,26 +1,21 @@
-/** `quarry generate`: write a synthetic archive, with a progress bar on a terminal. */
+/** `quarry generate`: write a synthetic archive, with its progress shown (src/cli/progress.ts). */
 import { generateArchive } from '../generate/index.js';
+import { progressDisplay } from './progress.js';
 
 export async function runGenerate(options: { nodes: number; out: string; seed: number }): Promise<void> {
-  const tty = process.stderr.isTTY;
-  let lastShown = -1;
   const started = Date.now();
+  // Shown from the start: generating is the whole command.
+  const display = progressDisplay(`generating ${options.out}`, 'nodes', { showAfterMs: 0 });
   await generateArchive({
     nodes: options.nodes,
     out: options.out,
     seed: options.seed,
     onProgress: (done, total) => {
-      const percent = Math.floor((100 * done) / total);
-      if (!tty || percent === lastShown) return;
-      lastShown = percent;
-      const width = 30;
-      const filled = Math.round((width * percent) / 100);
-      process.stderr.write(
-        `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${percent}% ${done}/${total} nodes`,
-      );
+      display.update(done, total);
+      if (done === total) display.step('writing the zip');
     },
   });
-  if (tty) process.stderr.write('\n');
+  display.stop();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(`quarry: wrote ${options.out} (${options.nodes} nodes) in ${seconds} s\n`);
 }

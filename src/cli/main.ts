@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `quarry` command. */
 import { availableParallelism } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { parsePublicUrl } from '../http/origin.js';
 import { replicasBySource } from './replicas.js';
 import { runServe, type ServeOptions } from './serve.js';
@@ -110,7 +110,20 @@ program
     300,
   )
   .option('--no-compression', 'never compress answers (gzip, brotli), e.g. when a proxy in front does')
-  .option('--log', 'log every request')
+  .option('--log', 'log every request: one line each, on stdout')
+  .addOption(
+    new Option(
+      '--log-format <format>',
+      'request lines as JSON or pretty (default: pretty on a terminal)',
+    ).choices(['json', 'pretty']),
+  )
+  .option('--metrics', 'answer GET /metrics (Prometheus text format)')
+  .option(
+    '--shutdown-timeout <seconds>',
+    'on SIGTERM/SIGINT, how long requests under way may take to finish',
+    positive('shutdown-timeout'),
+    10,
+  )
   // Which source each --replica belongs to is a matter of order on the command line, which commander forgets.
   .action((sources: string[], options: ServeOptions) =>
     runServe(sources, { ...options, replicasOf: replicasBySource(process.argv.slice(2)) }),

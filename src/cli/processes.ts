@@ -9,6 +9,7 @@
  * is still loading its HTTP server. It starts a new process when one dies, and stops them all on a signal.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { isMetricsMessage, onMetricsMessage } from '../ops/cluster-metrics.js';
 import { CliError } from './errors.js';
 
 /** Whether this process is one of the serving processes a supervisor started. */
@@ -89,6 +90,9 @@ interface ClusterMessage {
   ack?: number;
 }
 
+/** How long past the drain time limit a serving process may take to close its storages and exit. */
+const STOP_GRACE_MS = 5_000;
+
 /** How long a replacement waits after a serving process died, so that a crash loop does not spin. */
 const RESTART_DELAY_MS = 1_000;
 
@@ -100,6 +104,7 @@ const RESTART_DELAY_MS = 1_000;
 export function superviseProcesses(
   count: number,
   env: Record<string, string> = {},
+  { shutdownMs = 10_000 }: { shutdownMs?: number } = {},
 ): Promise<{ port: number; names: string[] }> {
   cluster.setupPrimary({ execArgv: servingArguments() });
   return new Promise((resolve, reject) => {
@@ -135,6 +140,7 @@ export function superviseProcesses(
         process.stderr.write(`quarry: serving process ${worker.process.pid}: ${error.message}\n`);
       });
       worker.on('message', (m: ServingMessage) => {
+        if (isMetricsMessage(m)) onMetricsMessage(worker, m);
         if (typeof m?.quarryStartFailure === 'string') failures.push(m.quarryStartFailure);
         if (m?.quarryOpened === true) forkOthers();
         if (Array.isArray(m?.quarryServing)) {
@@ -156,6 +162,12 @@ export function superviseProcesses(
         worker.once('exit', () => --left === 0 && process.exit(code));
         worker.process.kill('SIGTERM');
       }
+      // Each process bounds its own drain; one that has not exited a while after it is stuck.
+      setTimeout(() => {
+        for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGKILL');
+        process.stderr.write('quarry: serving processes did not stop in time and were killed\n');
+        process.exit(1);
+      }, shutdownMs + STOP_GRACE_MS).unref();
     };
 
     cluster.on('listening', (_worker, address) => {
@@ -185,8 +197,9 @@ export function superviseProcesses(
       setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
     });
 
-    process.once('SIGINT', () => stopAll(0));
-    process.once('SIGTERM', () => stopAll(0));
+    // Once: a second Ctrl-C while stopping stops at once (the default action of the signal).
+    process.once('SIGINT', () => stopping || stopAll(0));
+    process.once('SIGTERM', () => stopping || stopAll(0));
     fork();
   });
 }

@@ -1,5 +1,6 @@
 /** Serving from this process: open the storages, start the HTTP server, stop cleanly on a signal. */
 import { existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
@@ -7,6 +8,8 @@ import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
 import { CliError } from './errors.js';
 import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
+import { extractionProgress } from './progress.js';
+import { shutDownOnSignals } from './shutdown.js';
 import type { ServeOptions } from './serve.js';
 
 /** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
@@ -23,7 +26,7 @@ async function openSource(
     });
   }
   if (existsSync(source) && statSync(source).isDirectory()) return openSqliteDos(source, storage);
-  return openArchive(source, storage);
+  return openArchive(source, { ...storage, onExtractProgress: extractionProgress(basename(source)) });
 }
 
 async function openBackends(files: string[], options: ServeOptions): Promise<StorageBackend[]> {
@@ -85,6 +88,8 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     posting: options.posting,
     ui: options.ui,
     logger: options.log,
+    logFormat: options.logFormat,
+    metrics: options.metrics,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     cacheMaxAge: options.cacheMaxAge,
@@ -110,11 +115,5 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   const names = backends.map((b) => b.name);
   if (supervised) reportServing(names);
   else announce(names, options, port, 1);
-  const stop = async () => {
-    await app.close();
-    await Promise.all(backends.map((b) => b.close()));
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  shutDownOnSignals(app, backends, (options.shutdownTimeout ?? 10) * 1000);
 }

@@ -23,6 +23,12 @@ export interface ServeOptions {
   cacheMaxAge?: number;
   /** false with --no-compression. */
   compression?: boolean;
+  /** One line per request as JSON, or pretty for people (the default on a terminal). */
+  logFormat?: 'json' | 'pretty';
+  /** Answer GET /metrics (Prometheus). */
+  metrics?: boolean;
+  /** Seconds that requests under way may take to finish once a stop is asked for. */
+  shutdownTimeout?: number;
   workers?: number;
   queryTimeout?: number;
   maxWaiting?: number;
@@ -51,11 +57,19 @@ export async function runServe(files: string[], options: ServeOptions) {
   if (files.length === 0 && profiles.length === 0) {
     process.stderr.write('quarry: no archive given; serving the demo archive (generated on first run)\n');
     const { ensureDemoArchive } = await import('../generate/index.js');
-    files = [await ensureDemoArchive(cacheDir)];
+    const display = (await import('./progress.js')).progressDisplay('generating the demo archive', 'nodes');
+    files = [await ensureDemoArchive(cacheDir, (done, total) => display.update(done, total))];
+    display.stop();
   }
   const processes = options.processes ?? 1;
   if (processes <= 1) return (await import('./serve-here.js')).serveInThisProcess(files, options, false);
-  const { port, names } = await superviseProcesses(processes, { [SOURCES]: JSON.stringify(files) });
+  const { port, names } = await superviseProcesses(
+    processes,
+    { [SOURCES]: JSON.stringify(files) },
+    {
+      shutdownMs: (options.shutdownTimeout ?? 10) * 1000,
+    },
+  );
   announce(names, options, port, processes);
 }
 

@@ -100,13 +100,16 @@ async function writeZip(zipFile: string, dbFile: string, files: FileStore) {
 }
 
 /** The demo archive in the cache folder, generated on first use. */
-export async function ensureDemoArchive(cacheDir: string): Promise<string> {
+export async function ensureDemoArchive(
+  cacheDir: string,
+  onProgress?: GenerateOptions['onProgress'],
+): Promise<string> {
   const file = join(cacheDir, `demo-v${GENERATOR_VERSION}.aiida`);
   try {
     await stat(file);
     return file;
   } catch {
-    await generateArchive({ nodes: DEMO_NODES, out: file, seed: 1 });
+    await generateArchive({ nodes: DEMO_NODES, out: file, seed: 1, onProgress });
     return file;
   }
 }

@@ -17,6 +17,9 @@ import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
 import { registerUi } from '../ops/ui.js';
+import { registerHealth } from '../ops/health.js';
+import { registerMetrics } from '../ops/metrics.js';
+import { logServerOptions, registerRequestLog } from '../ops/request-log.js';
 import { retryOnServerLoss } from './retry.js';
 
 export type { AppOptions };
@@ -53,8 +56,12 @@ const MAX_PARAM_LENGTH = 64 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx = contextFrom(options);
   const timeouts = serverTimeouts(options);
+  const log = { log: options.logger, format: options.logFormat, destination: options.logDestination };
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...logServerOptions(log),
+    // A request that arrives on an open connection while the server stops is answered (with Connection:
+    // close), not refused with Fastify's own 503: the drain is bounded (src/cli/shutdown.ts).
+    return503OnClosing: false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -91,16 +98,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included; and no answer
-  // repeats a Host that is not a host. A callback hook, not an async one: no promise and no extra turn of the
-  // microtask queue per request.
+  // Every answer is for cross-origin clients (the explorer apps), errors and downloads included, and carries
+  // its request id (src/ops/request-log.ts); no answer repeats a Host that is not a host. A callback hook,
+  // not an async one: no promise and no extra turn of the microtask queue per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Access-Control-Allow-Origin', '*');
+    reply.header('X-Request-Id', request.id);
     const problem = originProblem(request, ctx.origin);
     if (problem === undefined) done();
     else reply.code(400).send({ message: problem });
   });
 
+  registerRequestLog(app, ctx, log);
+  await registerMetrics(app, ctx, options.metrics ?? false);
+  registerHealth(app, ctx);
   // Compression first: the tag written on an answer names the coding it was sent with.
   if (options.compression ?? true) registerCompression(app);
   registerCaching(app, ctx, { maxAgeSeconds: options.cacheMaxAge ?? 300, vary: options.compression ?? true });

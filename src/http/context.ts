@@ -35,9 +35,15 @@ export interface AppOptions {
   cacheMaxAge?: number;
   /** gzip and brotli for answers that are worth it (default true). See src/ops/compression.ts. */
   compression?: boolean;
-  logger?: boolean;
   /** Serve the web explorer at `/` (default true; `--no-ui` turns it off). */
   ui?: boolean;
+  /** Log every request (one line each, src/ops/request-log.ts). */
+  logger?: boolean;
+  logFormat?: 'json' | 'pretty';
+  /** Where request log lines go (default stdout). */
+  logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Answer GET /metrics and count what it shows (src/ops/metrics.ts). */
+  metrics?: boolean;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */

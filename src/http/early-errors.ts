@@ -7,16 +7,18 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { newRequestId } from '../ops/request-log.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Errors the router raises before any hook runs (Fastify's `frameworkErrors`). */
-export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const [status, message] = frameworkAnswer(error);
-  // No onRequest hook has run: the CORS header is set here.
+  // No onRequest hook has run: the CORS header and the request id are set here.
   return reply
     .code(status)
     .header('Access-Control-Allow-Origin', '*')
+    .header('X-Request-Id', request.id)
     .type(JSON_TYPE)
     .send(JSON.stringify({ message }));
 }
@@ -63,13 +65,16 @@ function clientAnswer(code: string | undefined): [number, string] {
   }
 }
 
-/** A whole answer written on the socket, for where no response object exists; the connection is then closed. */
+/**
+ * A whole answer written on the socket, for where no response object exists; the connection is then closed.
+ * The request could not be read, so its id is a new one.
+ */
 function rawAnswer(status: number, message: string): string {
   const body = JSON.stringify({ message });
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Access-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n${body}`
+    `Access-Control-Allow-Origin: *\r\nX-Request-Id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`
   );
 }
 

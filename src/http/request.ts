@@ -51,6 +51,17 @@ function takePrepared(request: FastifyRequest): QueryBudget | undefined {
 }
 
 const deadlines = new WeakMap<FastifyRequest, number>();
+const runAgain = new WeakSet<FastifyRequest>();
+
+/** The request's handler runs again, on another server than the one its first run chose (see retry.ts). */
+export function markRunAgain(request: FastifyRequest) {
+  runAgain.add(request);
+}
+
+/** Whether the answer may come from another server than the one the request's budget was prepared on. */
+export function wasRunAgain(request: FastifyRequest): boolean {
+  return runAgain.has(request);
+}
 
 /** The time limit counts from now for every run of the request's handler (see retry.ts). */
 export function startDeadline(ctx: AppContext, request: FastifyRequest) {

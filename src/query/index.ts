@@ -80,7 +80,20 @@ export function prepareQuery(
   hints?: PlanHints,
   key = planKey(dict, dialect, limits, hints),
 ): CompiledQuery {
-  return plans.get(key) ?? plans.set(key, compileQuery(parseQueryDict(dict, limits), dialect, hints));
+  const kept = plans.get(key);
+  if (kept !== undefined) {
+    planUse.hits++;
+    return kept;
+  }
+  planUse.misses++;
+  return plans.set(key, compileQuery(parseQueryDict(dict, limits), dialect, hints));
+}
+
+/** Lookups of compiled plans found kept (hits) or compiled anew (misses), since the process started. */
+const planUse = { hits: 0, misses: 0 };
+
+export function planCacheUse(): Readonly<{ hits: number; misses: number }> {
+  return planUse;
 }
 
 /** The statement with its Params bound to `values`. */

@@ -2,18 +2,29 @@
  * The storage as one request sees it: every statement the request runs, through any layer, shares the
  * request's budget (its deadline, its lane), without each layer handing the budget down.
  */
+import { queryObserver, type QueryObserver } from './observe.js';
 import type { Database, QueryBudget, StorageBackend } from './types.js';
 
 const ORIGIN = Symbol('origin');
 
 export function budgeted(backend: StorageBackend, budget: QueryBudget): StorageBackend {
   const db = backend.db;
-  const view: Database = {
-    dialect: db.dialect,
-    all: (statement) => db.all(statement, budget),
-    values: (statement) => db.values(statement, budget),
-    close: () => db.close(),
-  };
+  // Timing each statement costs a promise more per statement: only while someone watches (--metrics).
+  const observe = queryObserver();
+  const view: Database =
+    observe === undefined
+      ? {
+          dialect: db.dialect,
+          all: (statement) => db.all(statement, budget),
+          values: (statement) => db.values(statement, budget),
+          close: () => db.close(),
+        }
+      : {
+          dialect: db.dialect,
+          all: (statement) => timed(db.all(statement, budget), observe),
+          values: (statement) => timed(db.values(statement, budget), observe),
+          close: () => db.close(),
+        };
   if (db.dataVersion) view.dataVersion = () => db.dataVersion!(budget);
   return Object.create(backend, { db: { value: view }, [ORIGIN]: { value: backend } }) as StorageBackend;
 }
@@ -21,4 +32,18 @@ export function budgeted(backend: StorageBackend, budget: QueryBudget): StorageB
 /** The storage a request's view was made from (itself when it is no view): the key of what is kept per storage. */
 export function originOf(backend: StorageBackend): StorageBackend {
   return (backend as { [ORIGIN]?: StorageBackend })[ORIGIN] ?? backend;
+}
+
+function timed<T>(running: Promise<T>, observe: QueryObserver): Promise<T> {
+  const start = performance.now();
+  return running.then(
+    (result) => {
+      observe(performance.now() - start, undefined);
+      return result;
+    },
+    (error: unknown) => {
+      observe(performance.now() - start, error);
+      throw error;
+    },
+  );
 }

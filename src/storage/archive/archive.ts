@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
+import type { ProgressCallback } from '../observe.js';
 import { SqlitePool } from '../sqlite-pool.js';
 import {
   StorageOpenError,
@@ -32,6 +33,8 @@ const MAX_METADATA_BYTES = 16 << 20;
 export interface OpenArchiveOptions extends QuerySettings {
   /** Where the extracted database goes; default: see defaultCacheDir(). */
   cacheDir?: string;
+  /** Told how far a first extraction of the database has come (src/storage/archive/extract.ts says the steps). */
+  onExtractProgress?: ProgressCallback;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
@@ -44,7 +47,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         `${file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
       );
     }
-    const dbFile = await extractDatabase(zip, options.cacheDir ?? defaultCacheDir());
+    const dbFile = await extractDatabase(
+      zip,
+      options.cacheDir ?? defaultCacheDir(),
+      options.onExtractProgress,
+    );
     try {
       db = await SqlitePool.open(dbFile, {
         size: options.workers,

@@ -18,6 +18,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { ProgressCallback } from '../observe.js';
 import { StorageOpenError } from '../types.js';
 import { dropSupersededCopies, noteSource, sourcePath } from './copy-sources.js';
 import { keepSummaries } from './kept-summaries.js';
@@ -39,13 +40,27 @@ const STALE_TEMP_MS = 24 * 3600 * 1000;
 const pending = new Map<string, Promise<string>>();
 
 let extracted = 0;
+let extractionSeconds = 0;
 
 /** How many databases this process has extracted (rather than reused); lets tests see the cache at work. */
 export function extractionCount(): number {
   return extracted;
 }
 
-export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promise<string> {
+/** Databases this process extracted and the time it took, in all (for the metrics). */
+export function extractionStats(): { count: number; seconds: number } {
+  return { count: extracted, seconds: extractionSeconds };
+}
+
+/**
+ * The steps `onProgress` is told of, in order: 'copy' (bytes of db.sqlite3 out of the zip), 'index' and
+ * 'summaries' (0 of 1 when they start, 1 of 1 when done).
+ */
+export async function extractDatabase(
+  zip: ZipArchive,
+  cacheDir: string,
+  onProgress?: ProgressCallback,
+): Promise<string> {
   const entry = zip.get(DB_ENTRY)!;
   const info = await stat(zip.file);
   const identity = createHash('sha256')
@@ -58,7 +73,7 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
-  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size);
+  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size, onProgress);
   // Also when the copy was there already: a copy still open when this one was made may be unused by now.
   const source = await sourcePath(zip.file);
   await noteSource(target, source);
@@ -67,16 +82,27 @@ export async function extractDatabase(zip: ZipArchive, cacheDir: string): Promis
 }
 
 /** Extracts into `target`, once however many opens of the archive ask for it at the same time. */
-function extractOnce(zip: ZipArchive, target: string, size: number): Promise<string> {
+function extractOnce(
+  zip: ZipArchive,
+  target: string,
+  size: number,
+  onProgress: ProgressCallback | undefined,
+): Promise<string> {
   let job = pending.get(target);
   if (!job) {
-    job = extractTo(zip, target, size).finally(() => pending.delete(target));
+    job = extractTo(zip, target, size, onProgress).finally(() => pending.delete(target));
     pending.set(target, job);
   }
   return job;
 }
 
-async function extractTo(zip: ZipArchive, target: string, size: number): Promise<string> {
+async function extractTo(
+  zip: ZipArchive,
+  target: string,
+  size: number,
+  onProgress: ProgressCallback | undefined,
+): Promise<string> {
+  const started = performance.now();
   const dir = join(target, '..');
   try {
     await mkdir(dir, { recursive: true });
@@ -88,10 +114,20 @@ async function extractTo(zip: ZipArchive, target: string, size: number): Promise
   await removeStaleTemps(dir);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await pipeline(await zip.openStream(DB_ENTRY), createWriteStream(temp, { flags: 'wx' }));
+    const source = await zip.openStream(DB_ENTRY);
+    if (onProgress) {
+      let copied = 0;
+      onProgress('copy', 0, size);
+      source.on('data', (chunk: Buffer) => onProgress('copy', (copied += chunk.length), size));
+    }
+    await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
     if (!(await hasSize(temp, size))) throw new Error(`db.sqlite3 is not the ${size} bytes the zip says`);
+    onProgress?.('index', 0, 1);
     addIndexes(temp);
+    onProgress?.('index', 1, 1);
+    onProgress?.('summaries', 0, 1);
     await keepSummaries(temp);
+    onProgress?.('summaries', 1, 1);
     // Flushed before the rename so that after a power cut the final name never holds a short file
     // (fsync through any descriptor flushes the file's data).
     const handle = await open(temp, 'r');
@@ -104,6 +140,7 @@ async function extractTo(zip: ZipArchive, target: string, size: number): Promise
     await writeFile(`${target}.size`, String((await stat(temp)).size));
     await rename(temp, target);
     extracted += 1;
+    extractionSeconds += (performance.now() - started) / 1000;
   } catch (error) {
     await rm(temp, { force: true });
     await rm(`${temp}-journal`, { force: true });

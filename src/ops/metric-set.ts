@@ -1,0 +1,245 @@
+/**
+ * The metrics one serving process keeps, in prom-client's registry: requests by endpoint kind and status,
+ * their latency, the storages' query time and time-outs, connections and queues, caches, archive
+ * extraction, and the process itself (memory, CPU, event-loop delay, garbage collection). What only a
+ * storage knows (pools, readiness) is read when scraped, not kept.
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { planCacheUse } from '../query/index.js';
+import { extractionStats } from '../storage/archive/extract.js';
+import { observeQueries } from '../storage/observe.js';
+import {
+  QueryTimeoutError,
+  type ServerState,
+  type SourceHealth,
+  type StorageBackend,
+} from '../storage/types.js';
+import type { EndpointKind } from './endpoint-kind.js';
+import { sourceHealth } from './health.js';
+import { Histogram, StatusCounter, register, type HistogramSeries } from './tally.js';
+
+/** Seconds; from a point lookup (0.1 ms) to the default query time limit (30 s). */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** A scrape waits this long for a storage's health at most: a hung database must not hang the scrape. */
+const HEALTH_MS = 1_000;
+/** The gauges of one scrape share one look at the storages' health. */
+const HEALTH_KEPT_MS = 500;
+
+interface RequestSeries {
+  byStatus: number[];
+  duration: HistogramSeries;
+}
+
+export interface MetricSet {
+  registry: Registry;
+  /** One answered request (its duration in milliseconds). */
+  request(kind: EndpointKind, status: number, ms: number): void;
+  /** A conditional request: answered 304 (`hit`) or in full. */
+  conditional(hit: boolean): void;
+  /** Stop watching the storages' queries (the app closes). */
+  close(): void;
+}
+
+export function metricSet(backends: readonly StorageBackend[]): MetricSet {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new StatusCounter<EndpointKind>(
+    'quarry_http_requests_total',
+    'HTTP requests answered, by endpoint kind and status',
+    'kind',
+  );
+  const durations = new Histogram<EndpointKind>(
+    'quarry_http_request_duration_seconds',
+    'Time from a request received to its answer sent, by endpoint kind',
+    BUCKETS,
+    'kind',
+  );
+  const queryTime = new Histogram<never>(
+    'quarry_query_duration_seconds',
+    'Time of each statement a request ran, waiting for a connection included',
+    BUCKETS,
+  );
+  for (const tally of [requests, durations, queryTime]) register(registry, tally);
+  const timeouts = new Counter({
+    name: 'quarry_query_timeouts_total',
+    help: "Statements stopped at the request's query time limit (--query-timeout)",
+    registers: [registry],
+  });
+  const conditional = new Counter({
+    name: 'quarry_http_conditional_requests_total',
+    help: 'Conditional requests (If-None-Match), by whether they were answered 304 Not Modified',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  conditional.inc({ result: 'not_modified' }, 0);
+  conditional.inc({ result: 'modified' }, 0);
+
+  // Kept counts of other layers, read when scraped (counters set to the kept total).
+  new Counter({
+    name: 'quarry_plan_cache_lookups_total',
+    help: 'Lookups of compiled QueryBuilder plans: found kept (hit) or compiled (miss)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const use = planCacheUse();
+      this.reset();
+      this.inc({ result: 'hit' }, use.hits);
+      this.inc({ result: 'miss' }, use.misses);
+    },
+  });
+  new Counter({
+    name: 'quarry_archive_extractions_total',
+    help: 'Archive databases extracted into the cache folder (not reused from it)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(extractionStats().count);
+    },
+  });
+  new Counter({
+    name: 'quarry_archive_extraction_seconds_total',
+    help: 'Time spent extracting archive databases',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(extractionStats().seconds);
+    },
+  });
+  new Gauge({
+    name: 'quarry_processes',
+    help: 'Serving processes whose metrics this answer sums',
+    registers: [registry],
+    collect() {
+      this.set(1);
+    },
+  });
+  storageGauges(registry, backends);
+
+  const statements = queryTime.of();
+  const undo = observeQueries((ms, error) => {
+    queryTime.observe(statements, ms / 1000);
+    if (error instanceof QueryTimeoutError) timeouts.inc();
+  });
+
+  // Each kind's counts and histogram, looked up once per kind.
+  const series = new Map<EndpointKind, RequestSeries>();
+  const seriesOf = (kind: EndpointKind) => {
+    let found = series.get(kind);
+    if (found === undefined) {
+      found = { byStatus: requests.of(kind), duration: durations.of(kind) };
+      series.set(kind, found);
+    }
+    return found;
+  };
+
+  return {
+    registry,
+    request(kind, status, ms) {
+      const s = seriesOf(kind);
+      s.byStatus[status] = (s.byStatus[status] ?? 0) + 1;
+      durations.observe(s.duration, ms / 1000);
+    },
+    conditional(hit) {
+      conditional.inc({ result: hit ? 'not_modified' : 'modified' });
+    },
+    close: undo,
+  };
+}
+
+/** Pools, queues and readiness of the storages, read when scraped. */
+function storageGauges(registry: Registry, backends: readonly StorageBackend[]) {
+  new Gauge({
+    name: 'quarry_queries_running',
+    help: 'Queries running on a connection (SQLite query processes), per source',
+    labelNames: ['source'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const b of backends) {
+        const state = admissionState(b);
+        if (state) this.set({ source: b.name }, state.running);
+      }
+    },
+  });
+  new Gauge({
+    name: 'quarry_queries_waiting',
+    help: 'Queries waiting for a connection (the worker queue), per source and lane',
+    labelNames: ['source', 'lane'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const b of backends) {
+        const state = admissionState(b);
+        if (!state) continue;
+        this.set({ source: b.name, lane: 'ordinary' }, state.waiting);
+        this.set({ source: b.name, lane: 'heavy' }, state.heavyWaiting);
+      }
+    },
+  });
+  // One look at the storages' health serves the three gauges of a scrape.
+  let seen: { at: number; states: Promise<SourceHealth[]> } | undefined;
+  const healthNow = () => {
+    if (seen === undefined || Date.now() - seen.at > HEALTH_KEPT_MS) {
+      seen = { at: Date.now(), states: Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS))) };
+    }
+    return seen.states;
+  };
+  const eachServer = async (set: (labels: ServerLabels, s: ServerState) => void) => {
+    const states = await healthNow();
+    backends.forEach((b, i) => {
+      for (const s of states[i]!.servers ?? []) set({ source: b.name, server: s.server, role: s.role }, s);
+    });
+  };
+  new Gauge({
+    name: 'quarry_db_sessions',
+    help: 'PostgreSQL pool per database server: sessions open (total), idle, and queries waiting for one',
+    labelNames: ['source', 'server', 'role', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await eachServer((labels, s) => {
+        this.set({ ...labels, state: 'total' }, s.sessions.total);
+        this.set({ ...labels, state: 'idle' }, s.sessions.idle);
+        this.set({ ...labels, state: 'waiting' }, s.sessions.waiting);
+      });
+    },
+  });
+  new Gauge({
+    name: 'quarry_db_server_up',
+    help: 'Whether a database server takes queries (1) or is out after a failure (0); the least of the processes',
+    labelNames: ['source', 'server', 'role'] as const,
+    registers: [registry],
+    aggregator: 'min',
+    async collect() {
+      this.reset();
+      await eachServer((labels, s) => this.set(labels, s.up ? 1 : 0));
+    },
+  });
+  new Gauge({
+    name: 'quarry_source_ready',
+    help: 'Whether a source can answer (1) or not (0), as /readyz says; the least of the processes',
+    labelNames: ['source', 'kind'] as const,
+    registers: [registry],
+    aggregator: 'min',
+    async collect() {
+      const states = await healthNow();
+      this.reset();
+      backends.forEach((b, i) => this.set({ source: b.name, kind: b.kind }, states[i]!.ready ? 1 : 0));
+    },
+  });
+}
+
+type ServerLabels = { source: string; server: string; role: string };
+
+interface AdmissionState {
+  running: number;
+  waiting: number;
+  heavyWaiting: number;
+}
+
+/** A storage's database that admits queries to connections (SQLite's pool) says how many run and wait. */
+function admissionState(backend: StorageBackend): AdmissionState | undefined {
+  const state = (backend.db as { state?: AdmissionState }).state;
+  return typeof state?.running === 'number' ? state : undefined;
+}
