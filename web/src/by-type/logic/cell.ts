@@ -71,7 +71,12 @@ export function cellFromParameters(
 
 /** Cartesian position of fractional coordinates f in the cell. */
 export function toCartesian(cell: Cell, f: Vec3): Vec3 {
-  return [0, 1, 2].map((k) => f[0] * cell[0][k] + f[1] * cell[1][k] + f[2] * cell[2][k]) as Vec3;
+  const [a, b, c] = cell;
+  return [
+    f[0] * a[0] + f[1] * b[0] + f[2] * c[0],
+    f[0] * a[1] + f[1] * b[1] + f[2] * c[1],
+    f[0] * a[2] + f[1] * b[2] + f[2] * c[2],
+  ];
 }
 
 /** Fractional coordinates of a Cartesian position; undefined for a singular cell (e.g. a molecule's zero cell). */
