@@ -22,7 +22,7 @@ import {
 } from '../web/src/by-type/logic/cell.js';
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
 import { viewKind } from '../web/src/by-type/logic/choose.js';
-import { filenameQuery, looksLikeText, parentPath, sortEntries } from '../web/src/by-type/logic/files.js';
+import { filenameQuery, quotedParam } from '../web/src/by-type/logic/files.js';
 import { emptyGraph, mergeTree, type TreeAnswer } from '../web/src/by-type/logic/graph.js';
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
@@ -229,19 +229,9 @@ describe('k-points, arrays, processes, files, scales', () => {
     expect(processStatus({}).state).toBe('unknown');
   });
 
-  it('handles repository paths and text detection', () => {
+  it('quotes and encodes query values', () => {
     expect(filenameQuery('out/a b.txt')).toBe('filename=%22out%2Fa%20b.txt%22');
-    expect(parentPath('a/b/c')).toBe('a/b');
-    expect(
-      sortEntries([
-        { name: 'z', type: 'FILE' },
-        { name: 'b', type: 'DIRECTORY' },
-        { name: 'a', type: 'FILE' },
-      ]).map((e) => e.name),
-    ).toEqual(['b', 'a', 'z']);
-    expect(looksLikeText(new TextEncoder().encode('&CONTROL\n  é\n/'))).toBe(true);
-    expect(looksLikeText(new Uint8Array([0x50, 0x4b, 0x03, 0x00]))).toBe(false);
-    expect(looksLikeText(new Uint8Array([0xff, 0xfe, 0x41]))).toBe(false);
+    expect(quotedParam('full_type', 'process.%|%')).toBe('full_type=%22process.%25%7C%25%22');
   });
 
   it('chooses round ticks', () => {

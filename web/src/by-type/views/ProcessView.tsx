@@ -2,7 +2,7 @@
  * Processes (calcfunctions, calcjobs, workchains, workfunctions): state and exit status in colour, the report,
  * the callers and the called, and a calcjob's input and output files.
  */
-import { useCallback } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import type { Api } from '../../api.js';
 import { Await } from '../../components/Await.js';
 import { DateTime } from '../../components/DateTime.js';
@@ -14,7 +14,7 @@ import { isCalcJob } from '../logic/choose.js';
 import { filenameQuery, quotedParam, type Entry } from '../logic/files.js';
 import { logTone, processStatus } from '../logic/process.js';
 import { Section, useShown } from './common.js';
-import { FileBrowser } from './FileBrowser.js';
+import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
 
@@ -241,13 +241,16 @@ function Relatives({
 
 /** The calcjob's input files (its own repository) and output files (those of its `retrieved` folder). */
 function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
-  const listInput = useCallback(
-    async (path: string, signal: AbortSignal) =>
-      (
-        await api.get<Entry[]>(`/calcjobs/${uuid}/input_files/`, path ? filenameQuery(path) : undefined, {
-          signal,
-        })
-      ).data,
+  const input = useMemo<FileSource>(
+    () => ({
+      list: async (path, signal) =>
+        (
+          await api.get<Entry[]>(`/calcjobs/${uuid}/input_files/`, path ? filenameQuery(path) : undefined, {
+            signal,
+          })
+        ).data,
+      fileUrl: (path) => api.url(`/nodes/${uuid}/repo/contents/`, filenameQuery(path)),
+    }),
     [api, uuid],
   );
   const retrieved = useLoad(
@@ -261,43 +264,44 @@ function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
     },
     [api, uuid],
   );
-  const listOutput = useCallback(
-    async (path: string, signal: AbortSignal) => {
-      const answer = await api.get<Entry[] | string>(
-        `/calcjobs/${uuid}/output_files/`,
-        path ? filenameQuery(path) : undefined,
-        { signal },
-      );
-      // Without a retrieved folder the API answers a sentence instead of a list.
-      if (!Array.isArray(answer.data)) throw new Error(String(answer.data));
-      return answer.data;
-    },
-    [api, uuid],
+  const folder = retrieved.state === 'ok' ? retrieved.data : undefined;
+  const output = useMemo<FileSource | undefined>(
+    () =>
+      folder === undefined
+        ? undefined
+        : {
+            list: async (path, signal) => {
+              const answer = await api.get<Entry[] | string>(
+                `/calcjobs/${uuid}/output_files/`,
+                path ? filenameQuery(path) : undefined,
+                { signal },
+              );
+              // Without a retrieved folder the API answers a sentence instead of a list.
+              if (!Array.isArray(answer.data)) throw new Error(String(answer.data));
+              return answer.data;
+            },
+            fileUrl: (path) => api.url(`/nodes/${folder}/repo/contents/`, filenameQuery(path)),
+          },
+    [api, uuid, folder],
   );
   return (
     <>
       <Section title="Input files" id="bt-input-files">
-        <FileBrowser
-          label="Input files"
-          list={listInput}
-          contentUrl={(path) => api.url(`/nodes/${uuid}/repo/contents/`, filenameQuery(path))}
-          testId="input-files"
-        />
+        <div data-testid="input-files">
+          <FileBrowser source={input} title="Input files" />
+        </div>
       </Section>
       <Section title="Output files" id="bt-output-files">
         <Await loaded={retrieved} what="the retrieved folder">
-          {(folder) =>
-            folder === undefined ? (
+          {() =>
+            output === undefined ? (
               <p class="bt-muted" data-testid="output-files">
                 This calculation has no retrieved folder (yet), so no output files.
               </p>
             ) : (
-              <FileBrowser
-                label="Output files"
-                list={listOutput}
-                contentUrl={(path) => api.url(`/nodes/${folder}/repo/contents/`, filenameQuery(path))}
-                testId="output-files"
-              />
+              <div data-testid="output-files">
+                <FileBrowser source={output} title="Output files" />
+              </div>
             )
           }
         </Await>

@@ -11,7 +11,7 @@ import { ErrorMessage } from '../../components/Problem.js';
 import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
 import { emptyGraph, mergeTree, type Graph, type TreeAnswer } from '../logic/graph.js';
-import { Section } from './common.js';
+import './by-type.css';
 
 cytoscape.use(dagre);
 
@@ -37,7 +37,7 @@ function colours(element: Element) {
 
 export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphProps) {
   const host = useRef<HTMLDivElement>(null);
-  const cy = useRef<cytoscape.Core>();
+  const cy = useRef<cytoscape.Core | undefined>(undefined);
   const graph = useRef<Graph>(emptyGraph());
   const [version, setVersion] = useState(0);
   const [state, setState] = useState<{ loading?: string; error?: Error }>({ loading: node.uuid });
@@ -132,59 +132,57 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
   const info = graph.current.nodes.get(selected);
   const omitted = graph.current.omitted.get(selected);
   return (
-    <Section title="Provenance graph" id="bt-provenance">
-      <div class="bt-view" data-view="provenance" data-version={version}>
-        <p class="bt-muted bt-graph-legend">
-          <span class="bt-swatch bt-data" /> data <span class="bt-swatch bt-calculation" /> calculation{' '}
-          <span class="bt-swatch bt-workflow" /> workflow — click a node to add its neighbours, double-click
-          to open it.
+    <div class="bt-view" data-view="provenance" data-version={version}>
+      <p class="bt-muted bt-graph-legend">
+        <span class="bt-swatch bt-data" /> data <span class="bt-swatch bt-calculation" /> calculation{' '}
+        <span class="bt-swatch bt-workflow" /> workflow — click a node to add its neighbours, double-click to
+        open it.
+      </p>
+      <div
+        ref={host}
+        class="bt-graph"
+        data-testid="provenance-graph"
+        role="img"
+        aria-label={`Provenance graph around ${node.label || node.uuid}: ${graph.current.nodes.size} nodes, ${graph.current.edges.size} links; the list below has the same nodes`}
+      />
+      {state.loading && <Loading what="Loading the neighbourhood" />}
+      {state.error && <ErrorMessage error={state.error} what="the neighbourhood" />}
+      {info && (
+        <p data-testid="graph-selection">
+          Selected: <strong>{info.label.replace('\n', ' — ')}</strong>{' '}
+          {selected !== node.uuid && (
+            <button type="button" class="bt-button" onClick={() => onOpen(selected)}>
+              Open
+            </button>
+          )}{' '}
+          {omitted && (omitted.incoming > 0 || omitted.outgoing > 0) && (
+            <span class="bt-muted">
+              ({omitted.incoming} incoming and {omitted.outgoing} outgoing links not drawn)
+            </span>
+          )}
         </p>
-        <div
-          ref={host}
-          class="bt-graph"
-          data-testid="provenance-graph"
-          role="img"
-          aria-label={`Provenance graph around ${node.label || node.uuid}: ${graph.current.nodes.size} nodes, ${graph.current.edges.size} links; the list below has the same nodes`}
-        />
-        {state.loading && <Loading what="Loading the neighbourhood" />}
-        {state.error && <ErrorMessage error={state.error} what="the neighbourhood" />}
-        {info && (
-          <p data-testid="graph-selection">
-            Selected: <strong>{info.label.replace('\n', ' — ')}</strong>{' '}
-            {selected !== node.uuid && (
-              <button type="button" class="bt-button" onClick={() => onOpen(selected)}>
-                Open
-              </button>
-            )}{' '}
-            {omitted && (omitted.incoming > 0 || omitted.outgoing > 0) && (
-              <span class="bt-muted">
-                ({omitted.incoming} incoming and {omitted.outgoing} outgoing links not drawn)
-              </span>
-            )}
-          </p>
-        )}
-        <details>
-          <summary>Nodes in the graph ({graph.current.nodes.size})</summary>
-          <ul data-testid="graph-nodes">
-            {[...graph.current.nodes.values()].map((n) => (
-              <li key={n.id}>
-                {n.label.replace('\n', ' — ')}{' '}
-                {!n.expanded && (
-                  <button type="button" class="bt-button" onClick={() => void expand(n.id)}>
-                    Expand
-                  </button>
-                )}{' '}
-                {n.id !== node.uuid && (
-                  <button type="button" class="bt-button" onClick={() => onOpen(n.id)}>
-                    Open
-                  </button>
-                )}
-              </li>
-            ))}
-          </ul>
-        </details>
-      </div>
-    </Section>
+      )}
+      <details>
+        <summary>Nodes in the graph ({graph.current.nodes.size})</summary>
+        <ul data-testid="graph-nodes">
+          {[...graph.current.nodes.values()].map((n) => (
+            <li key={n.id}>
+              {n.label.replace('\n', ' — ')}{' '}
+              {!n.expanded && (
+                <button type="button" class="bt-button" onClick={() => void expand(n.id)}>
+                  Expand
+                </button>
+              )}{' '}
+              {n.id !== node.uuid && (
+                <button type="button" class="bt-button" onClick={() => onOpen(n.id)}>
+                  Open
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
   );
 }
 

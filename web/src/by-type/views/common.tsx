@@ -1,4 +1,7 @@
-/** Pieces the by-type views share: a titled section, number cells, and the views' styles. */
+/**
+ * Pieces the by-type views share: a titled part (an h3: the node page puts each view under its own h2), number
+ * cells, and the views' styles.
+ */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatNumber } from '../logic/arrays.js';
@@ -15,7 +18,7 @@ export function Section({
 }) {
   return (
     <section class="bt-section" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
+      <h3 id={id}>{title}</h3>
       {children}
     </section>
   );
