@@ -10,4 +10,9 @@ export function announce(names: string[], options: ServeOptions, port: number, p
   process.stderr.write(
     `quarry: serving ${names.join(', ')} at http://${shown}:${port}${options.prefix}/${on}${published}\n`,
   );
+  // The API's prefix is `/` (empty): the API keeps every path and no explorer is served (src/ops/ui.ts).
+  if (options.ui !== false && options.prefix.replace(/\/+$/, '') !== '') {
+    const page = options.publicUrl === undefined ? `http://${shown}:${port}/` : `${options.publicUrl}/`;
+    process.stderr.write(`quarry: explorer at ${page}\n`);
+  }
 }

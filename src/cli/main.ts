@@ -60,6 +60,7 @@ program
   .option('-p, --port <port>', 'port to listen on', integer('port'), 5000)
   .option('--prefix <prefix>', 'URL prefix of the API', '/api/v4')
   .option('--no-posting', 'turn off POST /querybuilder/')
+  .option('--no-ui', 'do not serve the web explorer at /')
   .option('--cache-dir <dir>', 'where extracted databases and the demo archive are kept')
   .option(
     '--processes <n>',

@@ -71,6 +71,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     backends,
     prefix: options.prefix,
     posting: options.posting,
+    ui: options.ui,
     logger: options.log,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,

@@ -12,6 +12,8 @@ export interface ServeOptions {
   port: number;
   prefix: string;
   posting: boolean;
+  /** Serve the web explorer at `/` (`--no-ui` makes it false). */
+  ui?: boolean;
   cacheDir?: string;
   /** Checked and normalised by the command (`scheme://host[:port][/path]`, no trailing slash). */
   publicUrl?: string;

@@ -13,6 +13,7 @@ import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
+import { registerUi } from '../ops/ui.js';
 
 export type { AppOptions };
 
@@ -101,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerNodeItems(app, ctx);
   registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
+  if (options.ui !== false) registerUi(app, ctx);
   const allowedAt = registerMethods(app, ctx);
 
   // The same answer for every unknown URL, serialised once: floods of bad URLs cost next to nothing.

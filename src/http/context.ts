@@ -32,6 +32,8 @@ export interface AppOptions {
   /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
   timeouts?: Partial<ServerTimeouts>;
   logger?: boolean;
+  /** Serve the web explorer at `/` (default true; `--no-ui` turns it off). */
+  ui?: boolean;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */

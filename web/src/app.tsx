@@ -1,0 +1,170 @@
+/** The app shell: header with navigation and source switcher, the view of the current route. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { createApi } from './api.js';
+import { ExplorerContext, type Explorer } from './context.js';
+import { appHref, parseRoute, type Route } from './url.js';
+import { Link } from './components/Link.js';
+import { Home } from './views/Home.js';
+import { NodeList } from './views/NodeList.js';
+import { NodePage } from './views/NodePage.js';
+import { GroupList, GroupPage } from './views/Groups.js';
+import { ComputerList, ComputerPage } from './views/Computers.js';
+import { UserList } from './views/Users.js';
+import { Problem } from './components/Problem.js';
+
+interface Props {
+  apiPath: string;
+  root: string;
+  sources: string[];
+}
+
+function currentLocation() {
+  return { pathname: window.location.pathname, search: window.location.search };
+}
+
+export function App({ apiPath, root, sources }: Props) {
+  const [location, setLocation] = useState(currentLocation);
+  useEffect(() => {
+    const onPop = () => setLocation(currentLocation());
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+
+  const params = useMemo(() => new URLSearchParams(location.search), [location.search]);
+  const profile = params.get('profile') ?? undefined;
+  const apiParam = params.get('api') ?? undefined;
+  const api = useMemo(
+    () => createApi({ base: new URL(apiParam ?? apiPath, window.location.href).href, profile }),
+    [apiParam, apiPath, profile],
+  );
+  const route = parseRoute(location.pathname, root);
+
+  const explorer: Explorer = {
+    api,
+    root,
+    params,
+    sources: apiParam === undefined ? sources : [],
+    href: (path, extra) => appHref(path, extra, params, root),
+    navigate: (url, options) => {
+      if (options?.replace) window.history.replaceState(null, '', url);
+      else window.history.pushState(null, '', url);
+      setLocation(currentLocation());
+      if (!options?.replace) window.scrollTo(0, 0);
+    },
+  };
+
+  useEffect(() => {
+    document.title = `${titleOf(route)} · Quarry`;
+  }, [location.pathname]);
+
+  return (
+    <ExplorerContext.Provider value={explorer}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <nav aria-label="Main">
+          <Link path="/" class="brand">
+            Quarry
+          </Link>
+          <Link path="/nodes">Nodes</Link>
+          <Link path="/groups">Groups</Link>
+          <Link path="/computers">Computers</Link>
+          <Link path="/users">Users</Link>
+        </nav>
+        <SourceSwitcher route={route} />
+      </header>
+      <main id="main" tabIndex={-1}>
+        <View route={route} />
+      </main>
+      <footer class="bottom">
+        <a href={api.url('/')}>API</a> · {api.base}
+      </footer>
+    </ExplorerContext.Provider>
+  );
+}
+
+function titleOf(route: Route): string {
+  switch (route.name) {
+    case 'home':
+      return 'Home';
+    case 'node':
+    case 'group':
+    case 'computer':
+      return `${route.name} ${route.uuid.slice(0, 8)}`;
+    case 'unknown':
+      return 'Not found';
+    default:
+      return route.name[0]!.toUpperCase() + route.name.slice(1);
+  }
+}
+
+function View({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'home':
+      return <Home />;
+    case 'nodes':
+      return <NodeList />;
+    case 'node':
+      return <NodePage key={route.uuid} uuid={route.uuid} />;
+    case 'groups':
+      return <GroupList />;
+    case 'group':
+      return <GroupPage key={route.uuid} uuid={route.uuid} />;
+    case 'computers':
+      return <ComputerList />;
+    case 'computer':
+      return <ComputerPage key={route.uuid} uuid={route.uuid} />;
+    case 'users':
+      return <UserList />;
+    default:
+      return (
+        <Problem title="Not found">
+          There is no page at <code>{route.path}</code>. <Link path="/">Go to the home page</Link>.
+        </Problem>
+      );
+  }
+}
+
+/** Several sources served: choose which one every view shows (`?profile=`). */
+function SourceSwitcher({ route }: { route: Route }) {
+  return (
+    <ExplorerContext.Consumer>
+      {(explorer) => {
+        if (!explorer || explorer.sources.length < 2) return null;
+        const current = explorer.params.get('profile') ?? explorer.sources[0];
+        // Items are not shared between sources: switching from a node's page goes to the home page.
+        const listPath = ['nodes', 'groups', 'computers', 'users'].includes(route.name)
+          ? `/${route.name}`
+          : '/';
+        return (
+          <label class="switcher">
+            Source{' '}
+            <select
+              value={current}
+              onChange={(event) => {
+                const name = (event.currentTarget as HTMLSelectElement).value;
+                const profile = name === explorer.sources[0] ? undefined : name;
+                explorer.navigate(
+                  appHref(listPath, { profile }, withoutProfile(explorer.params), explorer.root),
+                );
+              }}
+            >
+              {explorer.sources.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+        );
+      }}
+    </ExplorerContext.Consumer>
+  );
+}
+
+function withoutProfile(params: URLSearchParams): URLSearchParams {
+  const copy = new URLSearchParams(params);
+  copy.delete('profile');
+  return copy;
+}

@@ -1,0 +1,95 @@
+/** Nodes as a table: pk, label, type, dates, user; each row links to its node. */
+import type { NodeSummary } from '../types.js';
+import { kindName } from '../format.js';
+import { DateTime } from './DateTime.js';
+import { Link } from './Link.js';
+
+export interface Column {
+  key: string;
+  title: string;
+  /** The API's `orderby` column, when the table can be sorted by it. */
+  sort?: string;
+}
+
+export const NODE_COLUMNS: Column[] = [
+  { key: 'id', title: 'pk', sort: 'id' },
+  { key: 'label', title: 'Label', sort: 'label' },
+  { key: 'type', title: 'Type', sort: 'node_type' },
+  { key: 'ctime', title: 'Created', sort: 'ctime' },
+  { key: 'mtime', title: 'Modified', sort: 'mtime' },
+  { key: 'user', title: 'User', sort: 'user_id' },
+  { key: 'uuid', title: 'UUID', sort: 'uuid' },
+];
+
+interface Props {
+  nodes: NodeSummary[];
+  caption: string;
+  /** The current order (`-ctime`) and how to change it; without it the headers are plain. */
+  sort?: string;
+  onSort?: (sort: string) => void;
+  userNames?: Map<number, string>;
+}
+
+export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
+  const column = sort?.replace(/^-/, '');
+  const descending = sort?.startsWith('-') ?? false;
+  return (
+    <div class="table-wrap">
+      <table class="nodes">
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {NODE_COLUMNS.map((c) => {
+              const active = c.sort !== undefined && c.sort === column;
+              return (
+                <th
+                  key={c.key}
+                  scope="col"
+                  aria-sort={active ? (descending ? 'descending' : 'ascending') : undefined}
+                >
+                  {onSort && c.sort ? (
+                    <button
+                      type="button"
+                      class="sort"
+                      onClick={() => onSort(active && !descending ? `-${c.sort}` : c.sort!)}
+                    >
+                      {c.title}
+                      <span aria-hidden="true">{active ? (descending ? ' ▼' : ' ▲') : ''}</span>
+                    </button>
+                  ) : (
+                    c.title
+                  )}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {nodes.map((node) => (
+            <tr key={node.uuid}>
+              <td class="num">{node.id}</td>
+              <td>
+                <Link path={`/nodes/${node.uuid}`}>
+                  {node.label === '' ? <em>(no label)</em> : node.label}
+                </Link>
+              </td>
+              <td title={node.full_type ?? node.node_type}>{kindName(node)}</td>
+              <td>
+                <DateTime value={node.ctime} />
+              </td>
+              <td>
+                <DateTime value={node.mtime} />
+              </td>
+              <td>{userNames?.get(node.user_id) ?? node.user_id}</td>
+              <td class="mono">
+                <Link path={`/nodes/${node.uuid}`} title={node.uuid}>
+                  {node.uuid.slice(0, 8)}
+                </Link>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,197 @@
+/** Groups: the list, and a group's page with its nodes (one page at a time, through the querybuilder). */
+import { useMemo } from 'preact/hooks';
+import { useExplorer } from '../context.js';
+import { useLoad } from '../hooks.js';
+import { formatCount, userName } from '../format.js';
+import type { Group, NodeSummary, User } from '../types.js';
+import { Await } from '../components/Await.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { DateTime } from '../components/DateTime.js';
+import { JsonTree } from '../components/JsonTree.js';
+import { Link } from '../components/Link.js';
+import { NodeTable } from '../components/NodeTable.js';
+import { Pager } from '../components/Pager.js';
+
+const GROUPS_PER_PAGE = 50;
+const NODES_PER_PAGE = 20;
+
+function pageParam(params: URLSearchParams): number {
+  const n = Number(params.get('page'));
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+export function GroupList() {
+  const { api, params, href, navigate } = useExplorer();
+  const page = pageParam(params);
+  const loaded = useLoad(
+    (signal) =>
+      api.get<{ groups: Group[] }>(`/groups/page/${page}/`, `perpage=${GROUPS_PER_PAGE}&orderby=label`, {
+        signal,
+      }),
+    [api, page],
+  );
+  return (
+    <>
+      <h1>Groups</h1>
+      <Await loaded={loaded} what="the groups">
+        {(answer) =>
+          answer.data.groups.length === 0 ? (
+            <p>No groups.</p>
+          ) : (
+            <>
+              <div class="table-wrap">
+                <table>
+                  <caption class="visually-hidden">Groups</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Label</th>
+                      <th scope="col">Description</th>
+                      <th scope="col">Kind</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {answer.data.groups.map((g) => (
+                      <tr key={g.uuid}>
+                        <td>
+                          <Link path={`/groups/${g.uuid}`}>{g.label}</Link>
+                        </td>
+                        <td>{g.description}</td>
+                        <td>
+                          <code>{g.type_string}</code>
+                        </td>
+                        <td>
+                          <DateTime value={g.time} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager
+                page={page}
+                perpage={GROUPS_PER_PAGE}
+                total={answer.totalCount}
+                onPage={(p) => navigate(href('/groups', { page: p === 1 ? undefined : p }))}
+              />
+            </>
+          )
+        }
+      </Await>
+    </>
+  );
+}
+
+const NODE_COLUMNS = ['id', 'uuid', 'label', 'node_type', 'process_type', 'ctime', 'mtime', 'user_id'];
+
+export function GroupPage({ uuid }: { uuid: string }) {
+  const { api } = useExplorer();
+  const group = useLoad(
+    async (signal) => {
+      const answer = await api.get<{ groups: Group[] }>(`/groups/${encodeURIComponent(uuid)}/`, undefined, {
+        signal,
+      });
+      const found = answer.data.groups[0];
+      if (found === undefined) throw new Error(`The API answered no group for ${uuid}.`);
+      return found;
+    },
+    [api, uuid],
+  );
+  return (
+    <Await loaded={group} what={`group ${uuid}`}>
+      {(found) => <GroupDetails group={found} />}
+    </Await>
+  );
+}
+
+function GroupDetails({ group }: { group: Group }) {
+  const { api, params, href, navigate } = useExplorer();
+  const page = pageParam(params);
+  // The v4 API lists a group's nodes only through the querybuilder; one row more than a page says whether
+  // another page follows, without counting them all.
+  const nodes = useLoad(
+    (signal) =>
+      api.query<{ n: NodeSummary[] }>(
+        {
+          path: [
+            { entity_type: 'group.core', orm_base: 'group', tag: 'g' },
+            {
+              entity_type: 'node.Node.',
+              orm_base: 'node',
+              tag: 'n',
+              joining_keyword: 'with_group',
+              joining_value: 'g',
+            },
+          ],
+          filters: { g: { uuid: { '==': group.uuid } } },
+          project: { n: NODE_COLUMNS },
+          order_by: [{ n: [{ id: { order: 'asc' } }] }],
+          limit: NODES_PER_PAGE + 1,
+          offset: (page - 1) * NODES_PER_PAGE,
+        },
+        { signal },
+      ),
+    [api, group.uuid, page],
+  );
+  const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
+  const names = useMemo(
+    () => new Map(users.state === 'ok' ? users.data.data.users.map((u) => [u.id, userName(u)] as const) : []),
+    [users],
+  );
+  return (
+    <article>
+      <p class="kicker">Group · {group.type_string}</p>
+      <h1>{group.label}</h1>
+      {group.description && <p class="description">{group.description}</p>}
+      <dl class="props">
+        <dt>UUID</dt>
+        <dd>
+          <code>{group.uuid}</code> <CopyButton value={group.uuid} label="Copy UUID" />
+        </dd>
+        <dt>pk</dt>
+        <dd>{group.id}</dd>
+        <dt>Created</dt>
+        <dd>
+          <DateTime value={group.time} />
+        </dd>
+        <dt>User</dt>
+        <dd>{names.get(group.user_id) ?? `user ${group.user_id}`}</dd>
+      </dl>
+      {group.extras && Object.keys(group.extras).length > 0 && (
+        <>
+          <h2>Extras</h2>
+          <JsonTree value={group.extras} />
+        </>
+      )}
+      <h2>Nodes</h2>
+      <Await loaded={nodes} what="the group's nodes">
+        {(answer) => {
+          const rows = answer.data.n.slice(0, NODES_PER_PAGE);
+          const more = answer.data.n.length > NODES_PER_PAGE;
+          return (
+            <>
+              {rows.length === 0 ? (
+                <p>{page === 1 ? 'This group holds no nodes.' : 'No more nodes.'}</p>
+              ) : (
+                <>
+                  <p class="muted">
+                    Nodes {formatCount((page - 1) * NODES_PER_PAGE + 1)}–
+                    {formatCount((page - 1) * NODES_PER_PAGE + rows.length)}
+                    {more ? '' : ' (the last)'}
+                  </p>
+                  <NodeTable nodes={rows} caption={`Nodes of ${group.label}`} userNames={names} />
+                </>
+              )}
+              <Pager
+                page={page}
+                perpage={NODES_PER_PAGE}
+                hasMore={more}
+                onPage={(p) => navigate(href(`/groups/${group.uuid}`, { page: p === 1 ? undefined : p }))}
+              />
+            </>
+          );
+        }}
+      </Await>
+    </article>
+  );
+}

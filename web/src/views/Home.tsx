@@ -1,0 +1,146 @@
+/** Home: what is served, how many nodes of which types, when they were made, by whom; and a search box. */
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api.js';
+import { useExplorer } from '../context.js';
+import { useLoad } from '../hooks.js';
+import { formatCount, perMonth, userName } from '../format.js';
+import type { NodeSummary, ServerInfo, Statistics, TypeCount, User } from '../types.js';
+import { classifySearch } from '../url.js';
+import { Await } from '../components/Await.js';
+import { Link } from '../components/Link.js';
+import { MonthChart } from '../components/MonthChart.js';
+import { Problem } from '../components/Problem.js';
+import { TypeTree } from '../components/TypeTree.js';
+
+export function Home() {
+  const { api, params, sources } = useExplorer();
+  const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
+  const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
+  const types = useLoad(
+    (signal) => api.get<TypeCount>('/nodes/full_types_count/', undefined, { signal }),
+    [api],
+  );
+  const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
+  const source = params.get('profile') ?? sources[0] ?? api.base;
+
+  return (
+    <>
+      <h1>{source}</h1>
+      <dl class="facts" aria-label="What is served">
+        <div>
+          <dt>Nodes</dt>
+          <dd data-figure="total">
+            {stats.state === 'ok'
+              ? formatCount(stats.data.data.total)
+              : stats.state === 'loading'
+                ? '…'
+                : '?'}
+          </dd>
+        </div>
+        <div>
+          <dt>AiiDA version of the data</dt>
+          <dd data-figure="aiida-version">
+            {server.state === 'ok' ? server.data.data.AiiDA_version : server.state === 'loading' ? '…' : '?'}
+          </dd>
+        </div>
+        <div>
+          <dt>API</dt>
+          <dd>
+            {server.state === 'ok'
+              ? `v${server.data.data.API_major_version}.${server.data.data.API_minor_version}.${server.data.data.API_revision_version}`
+              : '…'}
+          </dd>
+        </div>
+      </dl>
+      {server.state === 'error' && (
+        <Await loaded={server} what="the server's description">
+          {() => null}
+        </Await>
+      )}
+      <Search />
+      <div class="home-grid">
+        <section aria-labelledby="types-title">
+          <h2 id="types-title">Node types</h2>
+          <Await loaded={types} what="the node types">
+            {(answer) => <TypeTree root={answer.data} />}
+          </Await>
+        </section>
+        <div>
+          <section aria-labelledby="months-title">
+            <h2 id="months-title">Created per month</h2>
+            <Await loaded={stats} what="the statistics">
+              {(answer) => <MonthChart months={perMonth(answer.data.ctime_by_day)} />}
+            </Await>
+          </section>
+          <section aria-labelledby="users-title">
+            <h2 id="users-title">Users</h2>
+            <Await loaded={users} what="the users">
+              {(answer) => (
+                <ul class="plain">
+                  {answer.data.users.map((user) => (
+                    <li key={user.id}>
+                      <Link path="/nodes" params={{ user: user.id }}>
+                        {userName(user)}
+                      </Link>
+                      {user.institution ? <span class="muted"> · {user.institution}</span> : null}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Await>
+          </section>
+        </div>
+      </div>
+    </>
+  );
+}
+
+/** One box for a UUID (or its start), a pk or label text: a single match opens the node, more list them. */
+function Search() {
+  const { api, href, navigate } = useExplorer();
+  const [text, setText] = useState('');
+  const [said, setSaid] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  async function search(event: Event) {
+    event.preventDefault();
+    const term = classifySearch(text);
+    setSaid(undefined);
+    if (term === undefined) return setSaid('Type a UUID (or its start), a pk, or a label.');
+    if (term.kind === 'label') return navigate(href('/nodes', { label: term.text }));
+    setBusy(true);
+    try {
+      const query =
+        term.kind === 'pk' ? `id=${term.pk}` : `uuid=like=${encodeURIComponent(`"${term.prefix}%"`)}&limit=2`;
+      const answer = await api.get<{ nodes: NodeSummary[] }>('/nodes/', query);
+      const nodes = answer.data.nodes;
+      if (nodes.length === 1) navigate(href(`/nodes/${nodes[0]!.uuid}`));
+      else if (nodes.length > 1 && term.kind === 'uuid') navigate(href('/nodes', { uuid: term.prefix }));
+      else if (term.kind === 'pk') {
+        // Digits may also start a UUID.
+        setSaid(`No node has pk ${term.pk}.`);
+      } else setSaid(`No node's UUID starts with ${term.prefix}.`);
+    } catch (error) {
+      setSaid(error instanceof ApiError ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="search" role="search" onSubmit={search}>
+      <label for="search-box">Find a node</label>
+      <input
+        id="search-box"
+        type="search"
+        value={text}
+        placeholder="UUID or its start, pk, or label"
+        onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)}
+      />
+      <button type="submit" disabled={busy}>
+        Search
+      </button>
+      {said !== undefined && <Problem title="Search">{said}</Problem>}
+    </form>
+  );
+}
