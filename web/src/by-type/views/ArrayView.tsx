@@ -134,7 +134,7 @@ function extent(values: number[]): [number, number] {
 }
 
 function ArrayTable({ info, value }: { info: ArrayInfo; value: unknown }) {
-  const [open, setOpen] = useState(info.size <= 60);
+  const [open, setOpen] = useState(info.size <= 24);
   if (value === undefined || info.size > SMALL_ARRAY) {
     return (
       <Section title={`${info.name} (${info.shape.join(' × ')})`} id={`bt-array-${info.name}`}>

@@ -81,10 +81,18 @@ function Cif({
               <tr>
                 <th scope="col">Label</th>
                 <th scope="col">Element</th>
-                <th scope="col">Occupancy</th>
-                <th scope="col">a (frac.)</th>
-                <th scope="col">b (frac.)</th>
-                <th scope="col">c (frac.)</th>
+                <th scope="col" class="bt-num">
+                  Occupancy
+                </th>
+                <th scope="col" class="bt-num">
+                  a (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  b (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  c (frac.)
+                </th>
               </tr>
             </thead>
             <tbody>

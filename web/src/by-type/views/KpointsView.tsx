@@ -81,10 +81,20 @@ function Kpoints({ attributes, points, weights }: Loaded) {
               <thead>
                 <tr>
                   <th scope="col">#</th>
-                  <th scope="col">k₁</th>
-                  <th scope="col">k₂</th>
-                  <th scope="col">k₃</th>
-                  {weights && <th scope="col">Weight</th>}
+                  <th scope="col" class="bt-num">
+                    k₁
+                  </th>
+                  <th scope="col" class="bt-num">
+                    k₂
+                  </th>
+                  <th scope="col" class="bt-num">
+                    k₃
+                  </th>
+                  {weights && (
+                    <th scope="col" class="bt-num">
+                      Weight
+                    </th>
+                  )}
                   {labels.size > 0 && <th scope="col">Label</th>}
                 </tr>
               </thead>

@@ -66,14 +66,16 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
     graph.current = emptyGraph();
     const core = cytoscape({
       container: element,
-      wheelSensitivity: 0.3,
+      // A lone node or two would otherwise be blown up to fill the frame.
+      maxZoom: 1.6,
+      minZoom: 0.1,
       style: [
         {
           selector: 'node',
           style: {
             label: 'data(label)',
             'text-wrap': 'wrap',
-            'text-max-width': '140px',
+            'text-max-width': '120px',
             'font-size': 10,
             color: c.fg,
             'text-valign': 'bottom',
@@ -209,9 +211,11 @@ function draw(core: cytoscape.Core, graph: Graph, added: string[], around: strin
   core
     .layout({
       name: 'dagre',
-      rankDir: 'LR',
-      nodeSep: 18,
-      rankSep: 90,
+      rankDir: 'TB',
+      nodeSep: 12,
+      rankSep: 70,
+      // Two-line captions under the nodes take room; without this they overlap their neighbours.
+      nodeDimensionsIncludeLabels: true,
       fit: true,
       padding: 20,
     } as cytoscape.LayoutOptions)

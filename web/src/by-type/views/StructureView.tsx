@@ -87,12 +87,24 @@ function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Der
                 <th scope="col">#</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Element</th>
-                <th scope="col">x (Å)</th>
-                <th scope="col">y (Å)</th>
-                <th scope="col">z (Å)</th>
-                <th scope="col">a (frac.)</th>
-                <th scope="col">b (frac.)</th>
-                <th scope="col">c (frac.)</th>
+                <th scope="col" class="bt-num">
+                  x (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  y (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  z (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  a (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  b (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  c (frac.)
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -131,12 +143,24 @@ export function CellTable({
         <caption class="bt-muted">Lengths in Å, angles in degrees, volume {p.volume.toFixed(4)} Å³</caption>
         <thead>
           <tr>
-            <th scope="col">a</th>
-            <th scope="col">b</th>
-            <th scope="col">c</th>
-            <th scope="col">α</th>
-            <th scope="col">β</th>
-            <th scope="col">γ</th>
+            <th scope="col" class="bt-num">
+              a
+            </th>
+            <th scope="col" class="bt-num">
+              b
+            </th>
+            <th scope="col" class="bt-num">
+              c
+            </th>
+            <th scope="col" class="bt-num">
+              α
+            </th>
+            <th scope="col" class="bt-num">
+              β
+            </th>
+            <th scope="col" class="bt-num">
+              γ
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -155,9 +179,15 @@ export function CellTable({
         <thead>
           <tr>
             <th scope="col">vector</th>
-            <th scope="col">x</th>
-            <th scope="col">y</th>
-            <th scope="col">z</th>
+            <th scope="col" class="bt-num">
+              x
+            </th>
+            <th scope="col" class="bt-num">
+              y
+            </th>
+            <th scope="col" class="bt-num">
+              z
+            </th>
           </tr>
         </thead>
         <tbody>
