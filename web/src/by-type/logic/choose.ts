@@ -48,7 +48,9 @@ export function viewKind(
   _processType?: string | null,
 ): ViewKind | undefined {
   if (!nodeType) return undefined;
-  const sorted = BY_PREFIX.find(([prefix]) => nodeType.startsWith(prefix));
+  // AiiDA 1.x wrote the core data types without "core." (data.array.kpoints.KpointsData.); some archives keep it.
+  const type = /^data\.(?!core\.)/.test(nodeType) ? `data.core.${nodeType.slice(5)}` : nodeType;
+  const sorted = BY_PREFIX.find(([prefix]) => type.startsWith(prefix));
   if (sorted) return sorted[1];
   if (nodeType.startsWith('process.')) return 'process';
   return undefined;
