@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewKind } from '../../web/src/by-type/logic/choose.js';
 import {
   browserMissing,
   conformanceData,
@@ -248,6 +249,47 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
       .toContain('aiida.out');
     await input.scrollIntoViewIfNeeded();
     await screenshot(page, 'by-type-calculation', { fullPage: true });
+    await finish(watched);
+  });
+
+  it('shows each view without a problem (one node of each kind of view)', async () => {
+    interface TypeCount {
+      full_type: string;
+      subspaces: TypeCount[];
+    }
+    const leaves: string[] = [];
+    const walk = (t: TypeCount) =>
+      t.subspaces.length ? t.subspaces.forEach(walk) : leaves.push(t.full_type);
+    walk((await served.api<TypeCount>('/nodes/full_types_count/')).data);
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    const seen = new Set<string>();
+    for (const fullType of leaves) {
+      const [node] = await first(fullType);
+      const kind = node && viewKind(node.node_type);
+      if (!node || kind === undefined || seen.has(kind)) continue;
+      seen.add(kind);
+      await page.goto(`${served.base}/nodes/${node.uuid}`);
+      const view = page.locator('#view [data-view]');
+      await view.waitFor({ timeout: 20_000 });
+      await expect.poll(() => page.locator('#view .loading').count(), { timeout: 20_000 }).toBe(0);
+      expect([fullType, await page.locator('#view .problem').allTextContents()]).toEqual([fullType, []]);
+      expect(await view.locator('h3').count(), fullType).toBeGreaterThan(0);
+    }
+    expect([...seen].sort()).toEqual([
+      'array',
+      'bands',
+      'cif',
+      'code',
+      'kpoints',
+      'process',
+      'remote',
+      'structure',
+      'trajectory',
+      'upf',
+      'value',
+      'xy',
+    ]);
     await finish(watched);
   });
 });

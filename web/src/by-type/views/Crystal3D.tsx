@@ -2,7 +2,7 @@
 import * as $3Dmol from '3dmol';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { cellEdges, type Cell, type Vec3 } from '../logic/cell.js';
-import { hasWebGL, prefersDark } from './common.js';
+import { prefersDark, webGL } from './common.js';
 
 export interface Atom {
   symbol: string;
@@ -20,7 +20,8 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
   useEffect(() => {
     const element = host.current;
     if (!element) return;
-    if (!hasWebGL()) {
+    const gl = webGL();
+    if (gl === 'none') {
       setProblem(
         'The 3D view needs WebGL, which this browser does not offer; the tables below list the same data.',
       );
@@ -31,7 +32,8 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
       const dark = prefersDark();
       viewer = $3Dmol.createViewer(element, {
         backgroundColor: dark ? '#0d1117' : '#ffffff',
-        antialias: true,
+        // Antialiasing costs seconds a frame where WebGL is drawn by the CPU, and is cheap on a GPU.
+        antialias: gl === 'gpu',
       });
       viewer.addModel(xyz(atoms), 'xyz');
       viewer.setStyle({}, { sphere: { scale: 0.3 }, stick: { radius: 0.12 } });

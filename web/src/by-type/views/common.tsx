@@ -47,13 +47,21 @@ export function useShown<T>(items: T[], limit = 200): { shown: T[]; more: Compon
   };
 }
 
-/** Whether WebGL can draw here (headless browsers and locked-down machines may not offer it). */
-export function hasWebGL(): boolean {
+/**
+ * What WebGL offers here: nothing (locked-down machines), software rendering (SwiftShader, llvmpipe: virtual
+ * machines, remote desktops, headless browsers), or a GPU.
+ */
+export function webGL(): 'none' | 'software' | 'gpu' {
   try {
     const canvas = document.createElement('canvas');
-    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+    const gl = canvas.getContext('webgl2') ?? canvas.getContext('webgl');
+    if (!gl) return 'none';
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return /swiftshader|llvmpipe|softpipe|software/i.test(renderer) ? 'software' : 'gpu';
   } catch {
-    return false;
+    return 'none';
   }
 }
 
