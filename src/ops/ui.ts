@@ -60,8 +60,8 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-export function registerUi(app: FastifyInstance, ctx: AppContext): void {
-  const dir = webDir();
+/** `dir` is the built app's folder (tests name another). */
+export function registerUi(app: FastifyInstance, ctx: AppContext, dir = webDir()): void {
   const index = join(dir, 'index.html');
   // Where a proxy publishes the server (--public-url's path): the app's links and asset URLs start there.
   const root =

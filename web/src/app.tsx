@@ -46,10 +46,16 @@ export function App({ apiPath, root, sources }: Props) {
     sources: apiParam === undefined ? sources : [],
     href: (path, extra) => appHref(path, extra, params, root),
     navigate: (url, options) => {
+      const before = window.location.pathname;
       if (options?.replace) window.history.replaceState(null, '', url);
       else window.history.pushState(null, '', url);
       setLocation(currentLocation());
-      if (!options?.replace) window.scrollTo(0, 0);
+      // A new view: keyboard and screen reader users start reading it, not the link they left. Within a view
+      // (paging, sorting) focus stays where it is.
+      if (!options?.replace && window.location.pathname !== before) {
+        window.scrollTo(0, 0);
+        document.getElementById('main')?.focus({ preventScroll: true });
+      }
     },
   };
 

@@ -102,3 +102,19 @@ export function userName(user: {
   const name = [user.first_name, user.last_name].filter((p) => p !== undefined && p !== '').join(' ');
   return name !== '' ? name : (user.email ?? `user ${user.id}`);
 }
+
+/** The type tree (`/nodes/full_types_count/`) as a list for a menu: each type with its depth, root left out. */
+export function typeOptions(root: {
+  full_type: string;
+  label: string;
+  counter?: number;
+  subspaces: (typeof root)[];
+}): { full_type: string; label: string; depth: number; counter?: number }[] {
+  const out: { full_type: string; label: string; depth: number; counter?: number }[] = [];
+  const walk = (space: typeof root, depth: number) => {
+    out.push({ full_type: space.full_type, label: space.label, depth, counter: space.counter });
+    for (const child of space.subspaces) walk(child, depth + 1);
+  };
+  for (const child of root.subspaces) walk(child, 0);
+  return out;
+}

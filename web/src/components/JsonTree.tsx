@@ -38,7 +38,7 @@ function JsonBranch(props: {
   return (
     <details class="json-branch" open={open}>
       <summary>
-        {label !== undefined && <span class="json-key">{label} </span>}
+        {label !== undefined && <span class="json-key">{label}: </span>}
         <span class="json-count">{summary}</span>
       </summary>
       <div class="json-children">

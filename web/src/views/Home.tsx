@@ -116,10 +116,19 @@ function Search() {
       const nodes = answer.data.nodes;
       if (nodes.length === 1) navigate(href(`/nodes/${nodes[0]!.uuid}`));
       else if (nodes.length > 1 && term.kind === 'uuid') navigate(href('/nodes', { uuid: term.prefix }));
-      else if (term.kind === 'pk') {
+      else if (term.kind === 'pk' && text.trim().length >= 4) {
         // Digits may also start a UUID.
-        setSaid(`No node has pk ${term.pk}.`);
-      } else setSaid(`No node's UUID starts with ${term.prefix}.`);
+        const prefix = text.trim();
+        const byUuid = await api.get<{ nodes: NodeSummary[] }>(
+          '/nodes/',
+          `uuid=like=${encodeURIComponent(`"${prefix}%"`)}&limit=2`,
+        );
+        const found = byUuid.data.nodes;
+        if (found.length === 1) navigate(href(`/nodes/${found[0]!.uuid}`));
+        else if (found.length > 1) navigate(href('/nodes', { uuid: prefix }));
+        else setSaid(`No node has pk ${term.pk} or a UUID that starts with ${prefix}.`);
+      } else if (term.kind === 'pk') setSaid(`No node has pk ${term.pk}.`);
+      else setSaid(`No node's UUID starts with ${term.prefix}.`);
     } catch (error) {
       setSaid(error instanceof ApiError ? error.message : String(error));
     } finally {

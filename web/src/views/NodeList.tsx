@@ -2,8 +2,8 @@
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatCount, userName } from '../format.js';
-import type { NodeSummary, User } from '../types.js';
+import { formatCount, typeOptions, userName } from '../format.js';
+import type { NodeSummary, TypeCount, User } from '../types.js';
 import { listRequest, listStateFrom, listStateParams, PAGE_SIZES, type ListState } from '../url.js';
 import { Await } from '../components/Await.js';
 import { NodeTable } from '../components/NodeTable.js';
@@ -23,12 +23,21 @@ export function NodeList() {
     () => new Map(users.state === 'ok' ? users.data.data.users.map((u) => [u.id, userName(u)] as const) : []),
     [users],
   );
+  const types = useLoad(
+    (signal) => api.get<TypeCount>('/nodes/full_types_count/', undefined, { signal }),
+    [api],
+  );
   const go = (next: Partial<ListState>) => navigate(href('/nodes', listStateParams({ ...state, ...next })));
 
   return (
     <>
       <h1>Nodes</h1>
-      <Filters state={state} users={users.state === 'ok' ? users.data.data.users : []} onApply={go} />
+      <Filters
+        state={state}
+        users={users.state === 'ok' ? users.data.data.users : []}
+        types={types.state === 'ok' ? typeOptions(types.data.data) : []}
+        onApply={go}
+      />
       <Await loaded={page} what="this page of nodes">
         {(answer) => (
           <>
@@ -80,10 +89,12 @@ export function NodeList() {
 function Filters({
   state,
   users,
+  types,
   onApply,
 }: {
   state: ListState;
   users: User[];
+  types: ReturnType<typeof typeOptions>;
   onApply(s: Partial<ListState>): void;
 }) {
   const submit = (event: Event) => {
@@ -135,12 +146,19 @@ function Filters({
       </label>
       <label>
         Type{' '}
-        <input
-          name="type"
-          type="search"
-          value={state.type ?? ''}
-          placeholder="full type, e.g. data.core.%|"
-        />
+        <select name="type" value={state.type ?? ''}>
+          <option value="">any</option>
+          {types.map((t) => (
+            <option key={t.full_type + t.label} value={t.full_type}>
+              {'\u00a0\u00a0'.repeat(t.depth)}
+              {t.label}
+              {t.counter === undefined ? '' : ` (${formatCount(t.counter)})`}
+            </option>
+          ))}
+          {state.type !== undefined && !types.some((t) => t.full_type === state.type) && (
+            <option value={state.type}>{state.type}</option>
+          )}
+        </select>
       </label>
       <button type="submit">Apply</button>
       <button

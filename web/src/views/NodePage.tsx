@@ -2,7 +2,7 @@
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { kindName, userName } from '../format.js';
+import { kindName, typeName, userName } from '../format.js';
 import type { Computer, NodeSummary, User } from '../types.js';
 import { provenanceGraph, typeView } from '../by-type/index.js';
 import { Await } from '../components/Await.js';
@@ -80,7 +80,10 @@ function NodeDetails({ node }: { node: NodeSummary }) {
 
   return (
     <article class="node">
-      <p class="kicker">{kindName(node)}</p>
+      <p class="kicker">
+        {typeName(node.node_type)}
+        {node.process_type ? ` · ${kindName(node)}` : ''}
+      </p>
       <h1>{node.label === '' ? <em>(no label)</em> : node.label}</h1>
       {more.state === 'ok' && more.data?.description ? (
         <p class="description">{more.data.description}</p>

@@ -1,0 +1,60 @@
+/** How the explorer shows values (web/src/format.ts). */
+import { describe, expect, it } from 'vitest';
+import {
+  formatBytes,
+  kindName,
+  localDateTime,
+  parseApiDate,
+  perMonth,
+  typeName,
+  userName,
+  utcDateTime,
+} from '../web/src/format.js';
+
+describe('dates', () => {
+  it("read the API's RFC 1123 dates, and show them in the reader's zone with the exact UTC value", () => {
+    const date = parseApiDate('Mon, 04 Mar 2019 10:31:13 GMT')!;
+    expect(date.toISOString()).toBe('2019-03-04T10:31:13.000Z');
+    expect(utcDateTime(date)).toBe('2019-03-04 10:31:13 UTC');
+    expect(localDateTime(date, 'Europe/Zurich')).toBe('2019-03-04 11:31');
+    expect(localDateTime(date, 'America/New_York')).toBe('2019-03-04 05:31');
+    expect(localDateTime(new Date('2019-03-04T23:30:00Z'), 'Asia/Tokyo')).toBe('2019-03-05 08:30');
+  });
+
+  it('are undefined for what is no date', () => {
+    expect(parseApiDate('')).toBeUndefined();
+    expect(parseApiDate('soon')).toBeUndefined();
+    expect(parseApiDate(null)).toBeUndefined();
+  });
+});
+
+describe('per month', () => {
+  it('adds the days of each month and keeps the empty months between', () => {
+    expect(perMonth({ '2019-11-02': 3, '2019-11-30': 2, '2020-02-01': 1, '2019-12-31': 0 })).toEqual([
+      { month: '2019-11', count: 5 },
+      { month: '2019-12', count: 0 },
+      { month: '2020-01', count: 0 },
+      { month: '2020-02', count: 1 },
+    ]);
+    expect(perMonth({})).toEqual([]);
+  });
+});
+
+describe('names', () => {
+  it('of types, processes, users and sizes', () => {
+    expect(typeName('data.core.structure.StructureData.')).toBe('StructureData');
+    expect(kindName({ node_type: 'data.core.int.Int.', process_type: null })).toBe('Int');
+    expect(
+      kindName({
+        node_type: 'process.calculation.calcjob.CalcJobNode.',
+        process_type: 'aiida.calculations:core.arithmetic.add',
+      }),
+    ).toBe('core.arithmetic.add');
+    expect(userName({ id: 3, first_name: 'Dan', last_name: 'Dörr' })).toBe('Dan Dörr');
+    expect(userName({ id: 3, first_name: '', last_name: '', email: 'a@b' })).toBe('a@b');
+    expect(userName({ id: 3 })).toBe('user 3');
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(200 * 1024)).toBe('200 KiB');
+    expect(formatBytes(1.5 * 1024 * 1024)).toBe('1.5 MiB');
+  });
+});
