@@ -292,4 +292,25 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     ]);
     await finish(watched);
   });
+
+  it('says in the page what went wrong when a view cannot get its data (no blank view, no endless spinner)', async () => {
+    const [bands] = await first('data.core.array.bands.BandsData.|');
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    // The server fails the download the band view reads; the rest of the page is answered as usual.
+    watched.expect(/\/download\//, 503);
+    await page.route(/\/download\/\?download_format=json&download=false/, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'the database is busy, try again' }),
+      }),
+    );
+    await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+    const problem = page.locator('#view .problem');
+    await problem.waitFor({ timeout: 20_000 });
+    expect(await problem.textContent()).toContain('the database is busy, try again');
+    expect(await page.locator('#view .loading').count()).toBe(0);
+    await finish(watched);
+  });
 });
