@@ -52,6 +52,8 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
         }
       }
       viewer.zoomTo();
+      // zoomTo fits the bounding sphere, which leaves a cell small in the frame; this fills it and still fits.
+      viewer.zoom(1.4);
       viewer.render();
       setProblem(undefined);
     } catch (error) {
@@ -64,14 +66,15 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
   }, [atoms, cell]);
   return (
     <>
-      <div
-        ref={host}
-        class="bt-3d"
-        role="img"
-        aria-label={`3D view of ${label}: drag to rotate, scroll to zoom`}
-        data-testid="structure-3d"
-        hidden={problem !== undefined}
-      />
+      <div class="bt-3d-frame" hidden={problem !== undefined}>
+        <div
+          ref={host}
+          class="bt-3d"
+          role="img"
+          aria-label={`3D view of ${label}: drag to rotate, scroll to zoom`}
+          data-testid="structure-3d"
+        />
+      </div>
       {problem !== undefined && (
         <div class="problem" role="alert">
           {problem}

@@ -80,6 +80,10 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
             color: c.fg,
             'text-valign': 'bottom',
             'text-margin-y': 4,
+            // Captions sit over the edges that leave the node: a backdrop keeps them legible.
+            'text-background-color': c.bg,
+            'text-background-opacity': 0.85,
+            'text-background-padding': '2px',
             width: 26,
             height: 26,
             'border-width': 2,

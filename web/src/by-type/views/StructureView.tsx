@@ -76,7 +76,8 @@ function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Der
             </>
           )}
         </dl>
-        <Crystal3D atoms={atoms} cell={crystal.cell} label={label} />
+        {/* A molecule (no periodic direction) is drawn without the box it sits in. */}
+        <Crystal3D atoms={atoms} cell={crystal.pbc.some(Boolean) ? crystal.cell : undefined} label={label} />
       </Section>
       <CellTable cell={crystal.cell} params={p} />
       <Section title="Sites" id="bt-sites">
