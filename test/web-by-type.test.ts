@@ -4,7 +4,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayInfos, formatNumber, tableRows, xySeries } from '../web/src/by-type/logic/arrays.js';
+import {
+  arrayInfos,
+  formatNumber,
+  tableRows,
+  trajectoryFrame,
+  xySeries,
+} from '../web/src/by-type/logic/arrays.js';
 import {
   bandsPlot,
   bandTicks,
@@ -218,6 +224,30 @@ describe('k-points, arrays, processes, files, scales', () => {
       { x_array: [0, 1], y_array_0: [2, 3] },
     )!;
     expect(xy.ys).toEqual([{ name: 'dos', unit: 'states/eV', values: [2, 3] }]);
+  });
+
+  it('takes one step of a trajectory, with its cell when stored', () => {
+    const values = {
+      positions: [
+        [
+          [0, 0, 0],
+          [1, 1, 1],
+        ],
+        [
+          [0.1, 0, 0],
+          [1.1, 1, 1],
+        ],
+      ],
+      cells: [fcc, fcc],
+    };
+    const frame = trajectoryFrame(values, ['Na', 'Cl'], 1)!;
+    expect(frame.atoms).toEqual([
+      { symbol: 'Na', position: [0.1, 0, 0] },
+      { symbol: 'Cl', position: [1.1, 1, 1] },
+    ]);
+    expect(frame.cell).toEqual(fcc);
+    expect(trajectoryFrame(values, ['Na', 'Cl'], 2)).toBeUndefined();
+    expect(trajectoryFrame({ positions: values.positions }, [], 0)!.cell).toBeUndefined();
   });
 
   it('colours process states', () => {

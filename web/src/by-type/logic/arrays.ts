@@ -1,4 +1,5 @@
 /** ArrayData's arrays: names and shapes from the attributes (`array|name`), and tables of the small ones. Pure. */
+import { isCell, isVec3, type Cell } from './cell.js';
 
 export interface ArrayInfo {
   name: string;
@@ -77,4 +78,24 @@ export function xySeries(
     },
     ys,
   };
+}
+
+/**
+ * One step of a TrajectoryData from its arrays (positions[step][atom][xyz], cells[step][3][3] when stored) and
+ * symbols; undefined when the values do not hold that step.
+ */
+export function trajectoryFrame(
+  values: Record<string, unknown>,
+  symbols: string[],
+  step: number,
+): { atoms: Array<{ symbol: string; position: [number, number, number] }>; cell?: Cell } | undefined {
+  const positions = (values.positions as unknown[] | undefined)?.[step];
+  if (!Array.isArray(positions)) return undefined;
+  const atoms = [];
+  for (const [i, p] of positions.entries()) {
+    if (!isVec3(p)) return undefined;
+    atoms.push({ symbol: symbols[i] ?? 'X', position: p });
+  }
+  const cell = (values.cells as unknown[] | undefined)?.[step];
+  return { atoms, cell: isCell(cell) ? cell : undefined };
 }

@@ -11,14 +11,15 @@ import { LinePlot, SERIES } from './LinePlot.js';
 /** Above this many numbers in all, the values are not fetched: the download link serves them. */
 const FETCH_LIMIT = 50_000;
 
-interface Loaded {
+export interface Loaded {
   attributes: Record<string, unknown>;
   infos: ArrayInfo[];
   values?: Record<string, unknown>;
 }
 
-export default function ArrayView({ node, api }: TypeViewProps) {
-  const loaded = useLoad(
+/** The attributes, the arrays' shapes and (when small enough) their values. */
+export function useArrays({ node, api }: TypeViewProps) {
+  return useLoad(
     async (signal): Promise<Loaded> => {
       const answer = await api.get<{ attributes: Record<string, unknown> }>(
         `/nodes/${node.uuid}/contents/attributes/`,
@@ -36,6 +37,11 @@ export default function ArrayView({ node, api }: TypeViewProps) {
     },
     [node.uuid, api],
   );
+}
+
+export default function ArrayView(props: TypeViewProps) {
+  const { node, api } = props;
+  const loaded = useArrays(props);
   return (
     <div class="bt-view" data-view="arrays">
       <Await loaded={loaded} what="the arrays">
@@ -47,7 +53,7 @@ export default function ArrayView({ node, api }: TypeViewProps) {
   );
 }
 
-function Arrays({ attributes, infos, values, downloadUrl }: Loaded & { downloadUrl: string }) {
+export function Arrays({ attributes, infos, values, downloadUrl }: Loaded & { downloadUrl: string }) {
   const xy = values ? xySeries(attributes, values) : undefined;
   const symbols = Array.isArray(attributes.symbols) ? attributes.symbols.map(String) : undefined;
   return (
