@@ -30,7 +30,9 @@ describe('the API client', () => {
 
   it('asks for the profile it was made for, in requests and links', async () => {
     const api = createApi({ base: `${base}/`, profile: served.backend.name });
-    expect(api.url('/nodes/', 'limit=1')).toBe(`${base}/nodes/?limit=1&profile=${served.backend.name}`);
+    expect(api.url('/nodes/', 'limit=1')).toBe(
+      `${base}/nodes/?limit=1&profile=${encodeURIComponent(`"${served.backend.name}"`)}`,
+    );
     expect((await api.get<Nodes>('/nodes/', 'limit=1')).data.nodes).toHaveLength(1);
     const other = createApi({ base, profile: 'no-such-source' });
     const error = await other.get('/nodes/', 'limit=1').catch((e: unknown) => e);
@@ -108,6 +110,23 @@ describe('the API client', () => {
       expect(error).not.toBeInstanceOf(ApiError);
       expect((error as Error).name).toBe('AbortError');
     });
+  });
+
+  it("calls a query stopped at the server's time limit a time limit, and a database down a server failure", async () => {
+    const answering = (message: string) =>
+      createApi({
+        base,
+        fetch: async () => new Response(JSON.stringify({ message }), { status: 503 }),
+      });
+    const limit = (await answering('The query took longer than its time limit of 30 s; narrow it.')
+      .get('/nodes/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([limit.kind, limit.status]).toEqual(['timeout', 503]);
+    expect(limit.message).toContain('time limit of 30 s');
+    const down = (await answering('The database cannot be reached.')
+      .get('/nodes/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([down.kind, down.status]).toEqual(['server', 503]);
   });
 
   it("says an answer that is not the v4 API's is not", async () => {

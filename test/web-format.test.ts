@@ -6,6 +6,7 @@ import {
   localDateTime,
   parseApiDate,
   perMonth,
+  typeOptions,
   typeName,
   userName,
   utcDateTime,
@@ -56,5 +57,35 @@ describe('names', () => {
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(200 * 1024)).toBe('200 KiB');
     expect(formatBytes(1.5 * 1024 * 1024)).toBe('1.5 MiB');
+  });
+});
+
+describe('type menu', () => {
+  it('lists every type of the tree below its root, each with its depth and count', () => {
+    const leaf = (full_type: string, label: string, counter: number) => ({
+      full_type,
+      label,
+      counter,
+      subspaces: [],
+    });
+    const tree = {
+      full_type: 'node.%|',
+      label: 'node',
+      counter: 6,
+      subspaces: [
+        {
+          full_type: 'data.%|',
+          label: 'Data',
+          counter: 5,
+          subspaces: [leaf('data.core.int.Int.|', 'Int', 5)],
+        },
+        leaf('process.%|', 'Process', 1),
+      ],
+    };
+    expect(typeOptions(tree)).toEqual([
+      { full_type: 'data.%|', label: 'Data', depth: 0, counter: 5 },
+      { full_type: 'data.core.int.Int.|', label: 'Int', depth: 1, counter: 5 },
+      { full_type: 'process.%|', label: 'Process', depth: 0, counter: 1 },
+    ]);
   });
 });

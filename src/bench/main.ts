@@ -21,6 +21,7 @@ import { machineTicks, processTable, processTree } from './process-table.js';
 import { loadIntoPostgres } from './pg-load.js';
 import { startCluster, type Cluster } from './postgres-cluster.js';
 import { requestMix, type RequestKind } from './mix.js';
+import { measureHomePage, type PageLoad } from './page-load.js';
 import { steadily } from './steady.js';
 
 interface Options {
@@ -172,7 +173,9 @@ async function main(options: Options) {
     : await child([join(here, 'serve-bench.js'), String(options.processes), file, ...(pgUrl ? [pgUrl] : [])]);
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
+  let homePage: PageLoad | undefined;
   try {
+    if (!options.target) homePage = await measureHomePage(base);
     // A served API runs warm: each kind is driven once, unmeasured, so that no figure counts the compiler's
     // first passes or the first fill of kept plans and page caches.
     const busiest = Math.max(...levels);
@@ -219,6 +222,12 @@ async function main(options: Options) {
     cluster?.destroy();
   }
   printTable(rows);
+  if (homePage) {
+    process.stderr.write(
+      `explorer home page (Chromium, first visit): figures in ${homePage.medianFiguresMs} ms, ` +
+        `everything in ${homePage.medianSettledMs} ms (median of ${homePage.figuresMs.length})\n`,
+    );
+  }
   writeFileSync(
     options.out,
     JSON.stringify(
@@ -228,6 +237,7 @@ async function main(options: Options) {
         processes: options.processes,
         target: base,
         duration: options.duration,
+        homePage,
         rows,
       },
       null,

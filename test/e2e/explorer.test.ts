@@ -73,8 +73,45 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     expect(watched.problems).toEqual([]);
   });
 
+  it('the search box opens a node by pk or UUID start, and lists nodes by label', async () => {
+    const { page } = watched;
+    const some = (await served.api<{ nodes: Node[] }>('/nodes/?orderby=id&limit=1&offset=100')).data
+      .nodes[0]!;
+    const search = async (text: string) => {
+      await page.goto(`${served.base}/`);
+      await page.getByLabel('Find a node').fill(text);
+      await page.getByLabel('Find a node').press('Enter');
+    };
+    await search(String(some.id));
+    await page.waitForURL(new RegExp(`/nodes/${some.uuid}$`));
+    await search(some.uuid.slice(0, 13));
+    await page.waitForURL(new RegExp(`/nodes/${some.uuid}$`));
+    await search('diamond');
+    await page.waitForURL(/\/nodes\?label=diamond$/);
+    const byLabel = await served.api<{ nodes: Node[] }>(
+      `/nodes/?label=ilike=${encodeURIComponent('"%diamond%"')}&orderby=-ctime,id&limit=20`,
+    );
+    await expect.poll(uuidsShown).toEqual(byLabel.data.nodes.map((n) => n.uuid));
+    expect(watched.problems).toEqual([]);
+  });
+
+  it('the keyboard reaches everything: a skip link first, a visible focus', async () => {
+    const { page } = watched;
+    await page.goto(`${served.base}/`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).toBe('solid');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/nodes$/);
+    expect(watched.problems).toEqual([]);
+  });
+
   it('type tree → node list: the rows are the API page, in order; paging and a filter agree with it too', async () => {
     const { page } = watched;
+    await page.goto(`${served.base}/`);
     await page.getByRole('link', { name: 'StructureData', exact: true }).click();
     await page.waitForURL(/\/nodes\?type=/);
     const full = new URL(page.url()).searchParams.get('type')!;
@@ -100,6 +137,19 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
       `/nodes/page/1/?perpage=20&orderby=label,id&${filter}`,
     );
     await expect.poll(uuidsShown).toEqual(sorted.data.nodes.map((n) => n.uuid));
+
+    // A creation time range, in UTC days.
+    await page.getByLabel('Created (UTC) from').fill('2019-03-01');
+    await page.getByLabel('to', { exact: true }).fill('2019-12-31');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/from=2019-03-01&to=2019-12-31/);
+    const in2019 = await served.api<{ nodes: Node[] }>(
+      `/nodes/page/1/?perpage=20&orderby=label,id&${filter}&ctime>=2019-03-01T00:00:00&ctime<2020-01-01T00:00:00`,
+    );
+    await expect.poll(uuidsShown).toEqual(in2019.data.nodes.map((n) => n.uuid));
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.waitForURL(/\/nodes\?sort=label$/);
+    await page.goto(`${served.base}/nodes?type=${encodeURIComponent(full)}&sort=label`);
 
     await page.getByLabel('Label contains').fill('Si');
     await page.getByRole('button', { name: 'Apply' }).click();

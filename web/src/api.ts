@@ -62,7 +62,9 @@ export function createApi(options: ApiOptions): Api {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const profile = options.profile === '' ? undefined : options.profile;
-  const profileQuery = profile === undefined ? undefined : `profile=${encodeURIComponent(profile)}`;
+  // Quoted: a bare value of the v4 query language is a name, and source names hold dots (`arithmetic.add`).
+  const profileQuery =
+    profile === undefined ? undefined : `profile=${encodeURIComponent(JSON.stringify(profile))}`;
 
   const url = (path: string, query?: string) => {
     const q = joinQuery(query, profileQuery);
@@ -106,7 +108,9 @@ export function createApi(options: ApiOptions): Api {
       const said = (body as { message?: unknown } | undefined)?.message;
       const words =
         typeof said === 'string' && said !== '' ? said : text.slice(0, 200) || response.statusText;
-      throw new ApiError(`${response.status}: ${words}`, response.status);
+      // Quarry answers 503 both for a query stopped at its time limit and for a database that is down.
+      const kind = response.status === 503 && /time limit/i.test(words) ? 'timeout' : undefined;
+      throw new ApiError(`${response.status}: ${words}`, response.status, kind);
     }
     if (body === undefined || typeof body !== 'object' || body === null || !('data' in body)) {
       throw new ApiError(

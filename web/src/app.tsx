@@ -11,6 +11,7 @@ import { GroupList, GroupPage } from './views/Groups.js';
 import { ComputerList, ComputerPage } from './views/Computers.js';
 import { UserList } from './views/Users.js';
 import { Problem } from './components/Problem.js';
+import { Boundary } from './components/Boundary.js';
 
 interface Props {
   apiPath: string;
@@ -81,7 +82,9 @@ export function App({ apiPath, root, sources }: Props) {
         <SourceSwitcher route={route} />
       </header>
       <main id="main" tabIndex={-1}>
-        <View route={route} />
+        <Boundary key={`${location.pathname}?${location.search}`} what="this view">
+          <View route={route} />
+        </Boundary>
       </main>
       <footer class="bottom">
         <a href={api.url('/')}>API</a> · {api.base}

@@ -4,7 +4,7 @@
  * and downloads.
  */
 import { useState } from 'preact/hooks';
-import type { Api } from '../api.js';
+import { ApiError, type Api } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { formatBytes } from '../format.js';
 import { Await } from './Await.js';
@@ -124,7 +124,21 @@ function Preview({ source, path }: { source: FileSource; path: string }) {
   const loaded = useLoad(
     async (signal): Promise<Shown> => {
       if (image) return { kind: 'binary', size: -1 };
-      const response = await fetch(url, { signal });
+      let response: Response;
+      try {
+        // The same time limit as the API client's requests: never an endless spinner.
+        response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(60_000)]) });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const timedOut = (error as Error).name === 'TimeoutError';
+        throw new ApiError(
+          timedOut
+            ? `No answer for ${path} within 60 s (time limit).`
+            : `The server could not be reached for ${path}.`,
+          undefined,
+          timedOut ? 'timeout' : 'down',
+        );
+      }
       if (!response.ok) {
         const body = await response.text();
         let message = body;
@@ -133,7 +147,7 @@ function Preview({ source, path }: { source: FileSource; path: string }) {
         } catch {
           // not JSON: the text itself
         }
-        throw new Error(`${response.status}: ${message}`);
+        throw new ApiError(`${response.status}: ${message}`, response.status);
       }
       const bytes = new Uint8Array(await response.arrayBuffer());
       try {

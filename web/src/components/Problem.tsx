@@ -14,7 +14,7 @@ export function Problem({ title, children }: { title: string; children?: Compone
 const TITLES: Record<ApiError['kind'], string> = {
   'not-found': 'Not found',
   refused: 'The server refused the request',
-  server: 'The server failed',
+  server: 'The server could not answer',
   down: 'The server cannot be reached',
   timeout: 'Time limit reached',
 };

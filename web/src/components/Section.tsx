@@ -1,5 +1,6 @@
 /** A titled part of a page, folded or open, with an anchor. */
 import type { ComponentChildren } from 'preact';
+import { Boundary } from './Boundary.js';
 
 export function Section(props: {
   title: string;
@@ -13,7 +14,9 @@ export function Section(props: {
         <summary>
           <h2 id={`${props.id}-title`}>{props.title}</h2>
         </summary>
-        <div class="part-body">{props.children}</div>
+        <div class="part-body">
+          <Boundary what={`the ${props.title.toLowerCase()}`}>{props.children}</Boundary>
+        </div>
       </details>
     </section>
   );

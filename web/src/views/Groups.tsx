@@ -111,10 +111,11 @@ function GroupDetails({ group }: { group: Group }) {
   // another page follows, without counting them all.
   const nodes = useLoad(
     (signal) =>
-      api.query<{ n: NodeSummary[] }>(
+      api.query<{ n?: NodeSummary[] }>(
         {
           path: [
-            { entity_type: 'group.core', orm_base: 'group', tag: 'g' },
+            // The group's own type (`group.core.upf`), so that groups of every kind match.
+            { entity_type: `group.${group.type_string || 'core'}`, orm_base: 'group', tag: 'g' },
             {
               entity_type: 'node.Node.',
               orm_base: 'node',
@@ -166,8 +167,10 @@ function GroupDetails({ group }: { group: Group }) {
       <h2>Nodes</h2>
       <Await loaded={nodes} what="the group's nodes">
         {(answer) => {
-          const rows = answer.data.n.slice(0, NODES_PER_PAGE);
-          const more = answer.data.n.length > NODES_PER_PAGE;
+          // An empty result has no `n` at all (as the reference answers).
+          const found = answer.data.n ?? [];
+          const rows = found.slice(0, NODES_PER_PAGE);
+          const more = found.length > NODES_PER_PAGE;
           return (
             <>
               {rows.length === 0 ? (

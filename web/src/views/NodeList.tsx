@@ -125,7 +125,7 @@ function Filters({
         UUID starts with <input name="uuid" type="search" value={state.uuid ?? ''} size={10} />
       </label>
       <label>
-        Created from <input name="from" type="date" value={state.from ?? ''} />
+        Created (UTC) from <input name="from" type="date" value={state.from ?? ''} />
       </label>
       <label>
         to <input name="to" type="date" value={state.to ?? ''} />

@@ -50,7 +50,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
   const { api, navigate, href } = useExplorer();
   const more = useLoad(
     async (signal) => {
-      const answer = await api.query<{ n: NodeMore[] }>(
+      const answer = await api.query<{ n?: NodeMore[] }>(
         {
           path: [{ entity_type: 'node.Node.', orm_base: 'node', tag: 'n' }],
           filters: { n: { uuid: { '==': node.uuid } } },
@@ -59,7 +59,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
         },
         { signal },
       );
-      return answer.data.n[0];
+      return answer.data.n?.[0];
     },
     [api, node.uuid],
   );
