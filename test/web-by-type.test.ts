@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arrayInfos,
   formatNumber,
+  scientific,
   tableRows,
   trajectoryFrame,
   xySeries,
@@ -219,6 +220,9 @@ describe('k-points, arrays, processes, files, scales', () => {
       '0.123457',
       '7.7000e-8',
     ]);
+    expect(scientific(7.7483353864736e-8)).toEqual({ mantissa: '7.7483353864736', exponent: -8 });
+    expect(scientific(-2.5e9)).toEqual({ mantissa: '-2.5', exponent: 9 });
+    expect([scientific(0.5), scientific(0), scientific(123456)]).toEqual([undefined, undefined, undefined]);
     const xy = xySeries(
       { x_name: 'energy', x_units: 'eV', y_names: ['dos'], y_units: ['states/eV'] },
       { x_array: [0, 1], y_array_0: [2, 3] },

@@ -49,6 +49,17 @@ export function formatNumber(v: unknown): string {
   return String(Number(v.toPrecision(6)));
 }
 
+/**
+ * A number too small or too large to read in plain digits, as a mantissa and a power of ten
+ * (7.748e-8 -> { mantissa: "7.7483353864736", exponent: -8 }); undefined for numbers that read well as they are.
+ */
+export function scientific(v: number): { mantissa: string; exponent: number } | undefined {
+  const abs = Math.abs(v);
+  if (!Number.isFinite(v) || abs === 0 || (abs >= 1e-4 && abs < 1e6)) return undefined;
+  const [mantissa, exponent] = v.toExponential().split('e');
+  return { mantissa: mantissa as string, exponent: Number(exponent) };
+}
+
 /** XyData's series: the x array and each y array with its name and unit, from attributes and array values. */
 export function xySeries(
   attributes: Record<string, unknown>,

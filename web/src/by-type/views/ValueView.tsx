@@ -3,6 +3,7 @@ import { Await } from '../../components/Await.js';
 import { JsonTree } from '../../components/JsonTree.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
+import { scientific } from '../logic/arrays.js';
 import { Section } from './common.js';
 
 export default function ValueView({ node, api }: TypeViewProps) {
@@ -65,11 +66,20 @@ function Value({ kind, attributes }: { kind: string; attributes: Record<string, 
         class={`bt-big${typeof value === 'boolean' ? (value ? ' bt-tone-ok' : ' bt-tone-failed') : ''}`}
         data-testid="value"
       >
-        {typeof value === 'string' ? <q>{text}</q> : text}
+        {typeof value === 'string' ? <q>{text}</q> : <Scalar value={value} text={text} />}
       </p>
-      {typeof value === 'number' && !Number.isInteger(value) && (
-        <p class="bt-muted">Stored as {String(value)}</p>
-      )}
+      {typeof value === 'number' && scientific(value) && <p class="bt-muted">Stored as {String(value)}</p>}
     </Section>
+  );
+}
+
+/** A number in plain digits, or as mantissa × 10^exponent when its plain form would be hard to read. */
+function Scalar({ value, text }: { value: unknown; text: string }) {
+  const sci = typeof value === 'number' ? scientific(value) : undefined;
+  if (!sci) return <>{text}</>;
+  return (
+    <>
+      {sci.mantissa} × 10<sup>{sci.exponent}</sup>
+    </>
   );
 }
