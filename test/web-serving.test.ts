@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextFrom } from '../src/http/context.js';
 import { registerUi } from '../src/ops/ui.js';
 import { appOn, smallArchive } from './helpers.js';
+import { cli, serveProcesses } from './support/serving.js';
 
 const root = join(import.meta.dirname, '..');
 const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
@@ -135,6 +136,29 @@ describe('published under a path (--public-url)', () => {
       expect(answer.body).not.toMatch(/"\/assets\//);
     } finally {
       await served.close();
+    }
+  });
+});
+
+describe.skipIf(!existsSync(cli))('quarry serve and --no-ui (built CLI)', () => {
+  it('says where the explorer is, serves it, and does neither with --no-ui', async () => {
+    for (const extra of [[], ['--no-ui']]) {
+      const serving = await serveProcesses(archive, 1, extra);
+      try {
+        const page = await fetch(`http://127.0.0.1:${serving.port}/nodes`, { headers: html });
+        const api = await fetch(`http://127.0.0.1:${serving.port}/api/v4/nodes/?limit=1`, { headers: html });
+        expect(api.status).toBe(200);
+        if (extra.length === 0) {
+          expect(serving.stderr()).toContain(`quarry: explorer at http://127.0.0.1:${serving.port}/\n`);
+          expect(page.status).toBe(200);
+          expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+        } else {
+          expect(serving.stderr()).not.toContain('explorer at');
+          expect(page.status).toBe(404);
+        }
+      } finally {
+        serving.server.kill('SIGTERM');
+      }
     }
   });
 });

@@ -46,7 +46,15 @@ export interface Cluster {
 
 const USER = 'quarry';
 
-export async function startCluster(): Promise<Cluster> {
+export interface ClusterOptions {
+  /**
+   * Start a streaming standby of this cluster instead of a new one: a base backup of it (`pg_basebackup -R`),
+   * which then replays its primary's changes and answers reads only.
+   */
+  standbyOf?: Cluster;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
@@ -64,7 +72,12 @@ export async function startCluster(): Promise<Cluster> {
     const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
     return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
   };
-  run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+  if (options.standbyOf) {
+    const from = ['-h', '127.0.0.1', '-p', String(options.standbyOf.port), '-U', USER];
+    run('pg_basebackup', ['-D', data, '-R', '-X', 'stream', '--no-sync', '-c', 'fast', ...from]);
+  } else {
+    run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+  }
   const pgctl = (action: 'start' | 'stop') =>
     action === 'start'
       ? run('pg_ctl', [

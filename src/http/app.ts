@@ -14,6 +14,7 @@ import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
 import { registerUi } from '../ops/ui.js';
+import { retryOnServerLoss } from './retry.js';
 
 export type { AppOptions };
 
@@ -97,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else reply.code(400).send({ message: problem });
   });
 
+  retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
   registerCollections(app, ctx);
   registerNodeItems(app, ctx);
