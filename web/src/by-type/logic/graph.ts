@@ -1,0 +1,116 @@
+/**
+ * The provenance neighbourhood from `/nodes/<uuid>/links/tree/`, as graph elements, and merging the trees of
+ * expanded neighbours into one graph. Pure; the view hands the elements to cytoscape.
+ */
+
+export interface TreeNode {
+  uuid: string;
+  node_type: string;
+  node_label?: string;
+  id?: number;
+  link_label?: string;
+  link_type?: string;
+  incoming?: TreeNode[];
+  outgoing?: TreeNode[];
+}
+
+export interface TreeAnswer {
+  nodes: TreeNode[];
+  metadata?: Array<{
+    total_no_of_incomings?: number;
+    total_no_of_outgoings?: number;
+    sent_no_of_incomings?: number;
+    sent_no_of_outgoings?: number;
+  }>;
+}
+
+export interface GraphNode {
+  id: string;
+  label: string;
+  nodeType: string;
+  /** The colour class: data, calculation, workflow. */
+  family: 'data' | 'calculation' | 'workflow' | 'other';
+  /** Whether its own neighbourhood has been merged in. */
+  expanded: boolean;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  label: string;
+  linkType: string;
+}
+
+export interface Graph {
+  nodes: Map<string, GraphNode>;
+  edges: Map<string, GraphEdge>;
+  /** Neighbours the server left out of a tree (its limits), per expanded node. */
+  omitted: Map<string, { incoming: number; outgoing: number }>;
+}
+
+export function family(nodeType: string): GraphNode['family'] {
+  if (nodeType.startsWith('data.')) return 'data';
+  if (nodeType.startsWith('process.calculation.')) return 'calculation';
+  if (nodeType.startsWith('process.workflow.')) return 'workflow';
+  return 'other';
+}
+
+/** "StructureData" from "data.core.structure.StructureData.". */
+export function shortType(nodeType: string): string {
+  const parts = nodeType.split('.').filter(Boolean);
+  return parts[parts.length - 1] ?? nodeType;
+}
+
+export function nodeCaption(n: TreeNode): string {
+  const type = shortType(n.node_type);
+  const pk = n.id !== undefined ? ` ${n.id}` : '';
+  return n.node_label ? `${type}${pk}\n${n.node_label}` : `${type}${pk}`;
+}
+
+export const emptyGraph = (): Graph => ({ nodes: new Map(), edges: new Map(), omitted: new Map() });
+
+/** Adds a tree answer (the centre and its neighbours) to the graph; returns the uuids it added. */
+export function mergeTree(graph: Graph, tree: TreeAnswer): string[] {
+  const added: string[] = [];
+  const centre = tree.nodes[0];
+  if (!centre) return added;
+  const addNode = (n: TreeNode, expanded: boolean) => {
+    const known = graph.nodes.get(n.uuid);
+    if (known) {
+      known.expanded ||= expanded;
+      return;
+    }
+    graph.nodes.set(n.uuid, {
+      id: n.uuid,
+      label: nodeCaption(n),
+      nodeType: n.node_type,
+      family: family(n.node_type),
+      expanded,
+    });
+    added.push(n.uuid);
+  };
+  const addEdge = (source: string, target: string, n: TreeNode) => {
+    const label = n.link_label ?? '';
+    const linkType = n.link_type ?? '';
+    const id = `${source}>${target}:${linkType}:${label}`;
+    if (!graph.edges.has(id)) graph.edges.set(id, { id, source, target, label, linkType });
+  };
+  addNode(centre, true);
+  for (const n of centre.incoming ?? []) {
+    addNode(n, false);
+    addEdge(n.uuid, centre.uuid, n);
+  }
+  for (const n of centre.outgoing ?? []) {
+    addNode(n, false);
+    addEdge(centre.uuid, n.uuid, n);
+  }
+  const m = tree.metadata?.[0];
+  if (m) {
+    graph.omitted.set(centre.uuid, {
+      incoming: Math.max(0, (m.total_no_of_incomings ?? 0) - (m.sent_no_of_incomings ?? 0)),
+      outgoing: Math.max(0, (m.total_no_of_outgoings ?? 0) - (m.sent_no_of_outgoings ?? 0)),
+    });
+  }
+  return added;
+}

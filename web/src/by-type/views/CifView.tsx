@@ -1,0 +1,116 @@
+/** CifData: the unit cell in 3D (the file's sites and their symmetry images), formula, cell and sites. */
+import { useMemo } from 'preact/hooks';
+import { Await } from '../../components/Await.js';
+import { useLoad } from '../../hooks.js';
+import type { TypeViewProps } from '../index.js';
+import { cellParameters } from '../logic/cell.js';
+import { cifStructure, type CifStructure } from '../logic/cif.js';
+import { hillFormula } from '../logic/structure.js';
+import { Num, Section, useShown } from './common.js';
+import { Crystal3D } from './Crystal3D.js';
+import { downloadText } from './download.js';
+import { CellTable } from './StructureView.js';
+
+export default function CifView({ node, api }: TypeViewProps) {
+  const loaded = useLoad(
+    async (signal) => {
+      const [attributes, text] = await Promise.all([
+        api.get<{ attributes: Record<string, unknown> }>(
+          `/nodes/${node.uuid}/contents/attributes/`,
+          undefined,
+          { signal },
+        ),
+        downloadText(api, node.uuid, 'cif', signal),
+      ]);
+      return { attributes: attributes.data.attributes, cif: cifStructure(text) };
+    },
+    [node.uuid, api],
+  );
+  return (
+    <div class="bt-view" data-view="cif">
+      <Await loaded={loaded} what="the CIF file">
+        {({ attributes, cif }) => <Cif attributes={attributes} cif={cif} label={node.label || node.uuid} />}
+      </Await>
+    </div>
+  );
+}
+
+function Cif({
+  attributes,
+  cif,
+  label,
+}: {
+  attributes: Record<string, unknown>;
+  cif: CifStructure;
+  label: string;
+}) {
+  const atoms = useMemo(() => cif.unitCell.map((s) => ({ symbol: s.symbol, position: s.position })), [cif]);
+  const formulae = Array.isArray(attributes.formulae) ? attributes.formulae.join(', ') : undefined;
+  const groups = Array.isArray(attributes.spacegroup_numbers)
+    ? attributes.spacegroup_numbers.join(', ')
+    : undefined;
+  const { shown, more } = useShown(cif.listed);
+  return (
+    <>
+      <Section title="Crystal" id="bt-cif">
+        <dl class="bt-facts">
+          <dt>Formula</dt>
+          <dd data-testid="formula">{formulae ?? hillFormula(cif.unitCell.map((s) => s.symbol))}</dd>
+          <dt>Unit cell contents</dt>
+          <dd>
+            {hillFormula(cif.unitCell.map((s) => s.symbol))} ({cif.unitCell.length} sites)
+          </dd>
+          <dt>Space group</dt>
+          <dd>{[cif.spaceGroup, groups && `No. ${groups}`].filter(Boolean).join(', ') || '—'}</dd>
+          <dt>Data block</dt>
+          <dd>{cif.block}</dd>
+          {typeof attributes.filename === 'string' && (
+            <>
+              <dt>File</dt>
+              <dd>{attributes.filename}</dd>
+            </>
+          )}
+        </dl>
+        <Crystal3D atoms={atoms} cell={cif.cell} label={label} />
+      </Section>
+      <CellTable cell={cif.cell} params={cellParameters(cif.cell)} />
+      <Section title="Atom sites (as listed in the file)" id="bt-cif-sites">
+        <div class="bt-scroll">
+          <table class="bt-table" data-testid="sites">
+            <thead>
+              <tr>
+                <th scope="col">Label</th>
+                <th scope="col">Element</th>
+                <th scope="col" class="bt-num">
+                  Occupancy
+                </th>
+                <th scope="col" class="bt-num">
+                  a (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  b (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  c (frac.)
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((s, i) => (
+                <tr key={i}>
+                  <td>{s.label}</td>
+                  <td>{s.symbol}</td>
+                  <Num value={s.occupancy} />
+                  {s.fractional.map((v, k) => (
+                    <Num key={k} value={v} digits={5} />
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {more}
+      </Section>
+    </>
+  );
+}

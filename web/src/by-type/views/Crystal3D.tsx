@@ -1,0 +1,120 @@
+/** A rotatable 3D picture of atoms and their cell, drawn by 3Dmol (loaded only with the structure views). */
+import * as $3Dmol from '3dmol';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { cellEdges, type Cell, type Vec3 } from '../logic/cell.js';
+import { prefersDark, webGL } from './common.js';
+
+export interface Atom {
+  symbol: string;
+  position: Vec3;
+}
+
+/** The centre of the box around some points. */
+function boxCentre(points: Vec3[]): Vec3 {
+  const lo: Vec3 = [Infinity, Infinity, Infinity];
+  const hi: Vec3 = [-Infinity, -Infinity, -Infinity];
+  for (const p of points)
+    for (let k = 0; k < 3; k++) {
+      lo[k] = Math.min(lo[k]!, p[k]!);
+      hi[k] = Math.max(hi[k]!, p[k]!);
+    }
+  return [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
+}
+
+/** XYZ text, the simplest format 3Dmol reads (it finds the bonds by distance). */
+function xyz(atoms: Atom[]): string {
+  return `${atoms.length}\n\n${atoms.map((a) => `${a.symbol} ${a.position.join(' ')}`).join('\n')}\n`;
+}
+
+export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; label: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const viewer = useRef<$3Dmol.GLViewer | undefined>(undefined);
+  const fitted = useRef(false);
+  const [problem, setProblem] = useState<string>();
+
+  // One viewer (one WebGL context) for the component's life: a trajectory's steps redraw in it.
+  useEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    const gl = webGL();
+    if (gl === 'none') {
+      setProblem(
+        'The 3D view needs WebGL, which this browser does not offer; the tables below list the same data.',
+      );
+      return;
+    }
+    try {
+      viewer.current = $3Dmol.createViewer(element, {
+        backgroundColor: prefersDark() ? '#0d1117' : '#ffffff',
+        // Antialiasing costs seconds a frame where WebGL is drawn by the CPU, and is cheap on a GPU.
+        antialias: gl === 'gpu',
+      });
+    } catch (error) {
+      setProblem(`The 3D view could not be drawn: ${(error as Error).message}`);
+    }
+    return () => {
+      viewer.current?.clear();
+      viewer.current = undefined;
+      fitted.current = false;
+      element.replaceChildren();
+    };
+  }, []);
+
+  useEffect(() => {
+    const v = viewer.current;
+    if (!v) return;
+    try {
+      v.removeAllModels();
+      v.removeAllShapes();
+      v.addModel(xyz(atoms), 'xyz');
+      v.setStyle({}, { sphere: { scale: 0.3 }, stick: { radius: 0.12 } });
+      const drawn = cell && cell.some((vector) => vector.some((x) => x !== 0)) ? cell : undefined;
+      if (drawn) {
+        const colour = prefersDark() ? '#9da7b3' : '#57606a';
+        for (const [p, q] of cellEdges(drawn)) {
+          v.addCylinder({
+            start: { x: p[0], y: p[1], z: p[2] },
+            end: { x: q[0], y: q[1], z: q[2] },
+            radius: 0.04,
+            color: colour,
+            fromCap: 1,
+            toCap: 1,
+          });
+        }
+      }
+      // Fitted once: a redraw (the next step of a trajectory) keeps the reader's rotation and zoom.
+      if (!fitted.current) {
+        v.zoomTo();
+        // zoomTo centres on the atoms; a cell reaching beyond them would hang off the frame. Centre on both.
+        if (drawn) {
+          const view = v.getView();
+          const centre = boxCentre([...atoms.map((a) => a.position), ...cellEdges(drawn).flat()]);
+          v.setView([-centre[0], -centre[1], -centre[2], ...view.slice(3)]);
+        }
+        fitted.current = true;
+      }
+      v.render();
+      setProblem(undefined);
+    } catch (error) {
+      setProblem(`The 3D view could not be drawn: ${(error as Error).message}`);
+    }
+  }, [atoms, cell]);
+  return (
+    <>
+      <div class="bt-3d-frame" hidden={problem !== undefined}>
+        <div
+          ref={host}
+          class="bt-3d"
+          role="img"
+          aria-label={`3D view of ${label}: drag to rotate, scroll to zoom`}
+          data-testid="structure-3d"
+        />
+      </div>
+      {problem !== undefined && (
+        <div class="problem" role="alert">
+          {problem}
+        </div>
+      )}
+    </>
+  );
+}

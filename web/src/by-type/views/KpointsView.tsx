@@ -1,0 +1,120 @@
+/** KpointsData: the mesh and its offset, or the explicit list of points with weights and labels. */
+import { Await } from '../../components/Await.js';
+import { useLoad } from '../../hooks.js';
+import type { TypeViewProps } from '../index.js';
+import { kpointLabels, kpointsMesh, meshText } from '../logic/kpoints.js';
+import { Num, Section, useShown } from './common.js';
+import { downloadJson } from './download.js';
+
+interface Loaded {
+  attributes: Record<string, unknown>;
+  points: number[][];
+  weights?: number[];
+}
+
+export default function KpointsView({ node, api }: TypeViewProps) {
+  const loaded = useLoad(
+    async (signal): Promise<Loaded> => {
+      const [attributes, derived] = await Promise.all([
+        api.get<{ attributes: Record<string, unknown> }>(
+          `/nodes/${node.uuid}/contents/attributes/`,
+          undefined,
+          { signal },
+        ),
+        api.get<{ derived_properties: { explicit_kpoints_rel?: number[][] } }>(
+          `/nodes/${node.uuid}/contents/derived_properties/`,
+          undefined,
+          { signal },
+        ),
+      ]);
+      const attrs = attributes.data.attributes;
+      const points = derived.data.derived_properties.explicit_kpoints_rel ?? [];
+      // Weights are stored only with an explicit list; the json download carries them.
+      let weights: number[] | undefined;
+      if ('array|weights' in attrs) {
+        const json = await downloadJson<{ weights?: number[] }>(api, node.uuid, signal);
+        weights = Array.isArray(json.weights) ? json.weights : undefined;
+      }
+      return { attributes: attrs, points, weights };
+    },
+    [node.uuid, api],
+  );
+  return (
+    <div class="bt-view" data-view="kpoints">
+      <Await loaded={loaded} what="the k-points">
+        {(data) => <Kpoints {...data} />}
+      </Await>
+    </div>
+  );
+}
+
+function Kpoints({ attributes, points, weights }: Loaded) {
+  const mesh = kpointsMesh(attributes);
+  const labels = kpointLabels(attributes, points.length);
+  const { shown, more } = useShown(points);
+  return (
+    <>
+      <Section title="K-points" id="bt-kpoints">
+        <dl class="bt-facts">
+          <dt>Kind</dt>
+          <dd>{mesh ? 'Mesh' : 'Explicit list'}</dd>
+          {mesh && (
+            <>
+              <dt>Mesh</dt>
+              <dd data-testid="mesh">{meshText(mesh)}</dd>
+            </>
+          )}
+          <dt>Points</dt>
+          <dd>{mesh ? mesh.count : points.length}</dd>
+          {labels.size > 0 && (
+            <>
+              <dt>Labels</dt>
+              <dd>{[...labels.entries()].map(([i, l]) => `${l} (${i})`).join(', ')}</dd>
+            </>
+          )}
+        </dl>
+      </Section>
+      {points.length > 0 && (
+        <Section title={mesh ? 'Points of the mesh (fractional)' : 'Points (fractional)'} id="bt-kpoint-list">
+          <div class="bt-scroll">
+            <table class="bt-table" data-testid="kpoints">
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col" class="bt-num">
+                    k₁
+                  </th>
+                  <th scope="col" class="bt-num">
+                    k₂
+                  </th>
+                  <th scope="col" class="bt-num">
+                    k₃
+                  </th>
+                  {weights && (
+                    <th scope="col" class="bt-num">
+                      Weight
+                    </th>
+                  )}
+                  {labels.size > 0 && <th scope="col">Label</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((p, i) => (
+                  <tr key={i}>
+                    <td>{i}</td>
+                    {p.map((v, k) => (
+                      <Num key={k} value={v} digits={6} />
+                    ))}
+                    {weights && <Num value={weights[i]} />}
+                    {labels.size > 0 && <td>{labels.get(i) ?? ''}</td>}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {more}
+        </Section>
+      )}
+    </>
+  );
+}

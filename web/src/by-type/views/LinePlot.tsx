@@ -1,0 +1,110 @@
+/** A line plot in SVG: axes with round ticks (or named ticks, as a band structure's), lines, a title for readers. */
+import { linear, niceTicks, padded } from '../logic/scale.js';
+
+export interface PlotLine {
+  points: Array<[number, number]>;
+  color: string;
+  name?: string;
+}
+
+interface Props {
+  lines: PlotLine[];
+  x: [number, number];
+  y: [number, number];
+  xLabel: string;
+  yLabel: string;
+  /** Named x positions (k-point labels): drawn as vertical lines with their names instead of numeric ticks. */
+  namedTicks?: Array<{ x: number; label: string; raw?: string }>;
+  title: string;
+  testId?: string;
+}
+
+const W = 720;
+const H = 420;
+const M = { left: 64, right: 16, top: 16, bottom: 48 };
+
+/** A point list as an SVG path, at most one point per pixel column kept so long series stay light. */
+function pathOf(
+  points: Array<[number, number]>,
+  sx: (v: number) => number,
+  sy: (v: number) => number,
+): string {
+  let d = '';
+  let last = NaN;
+  for (const [x, y] of points) {
+    const px = Math.round(sx(x) * 2) / 2;
+    const py = Math.round(sy(y) * 10) / 10;
+    if (px === last && d !== '') continue;
+    d += `${d === '' ? 'M' : 'L'}${px} ${py}`;
+    last = px;
+  }
+  return d;
+}
+
+export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testId }: Props) {
+  const xd = namedTicks ? x : padded(x, 0.02);
+  const yd = padded(y);
+  const sx = linear(xd, [M.left, W - M.right]);
+  const sy = linear(yd, [H - M.bottom, M.top]);
+  const yTicks = niceTicks(yd[0], yd[1]);
+  const xTicks = namedTicks ? [] : niceTicks(xd[0], xd[1], 8);
+  return (
+    <svg class="bt-plot" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title} data-testid={testId}>
+      <title>{title}</title>
+      {yTicks.map((t) => (
+        <g key={`y${t}`}>
+          <line class="bt-grid" x1={M.left} x2={W - M.right} y1={sy(t)} y2={sy(t)} />
+          <text x={M.left - 6} y={sy(t) + 4} text-anchor="end">
+            {t}
+          </text>
+        </g>
+      ))}
+      {xTicks.map((t) => (
+        <g key={`x${t}`}>
+          <line class="bt-grid" x1={sx(t)} x2={sx(t)} y1={M.top} y2={H - M.bottom} />
+          <text x={sx(t)} y={H - M.bottom + 16} text-anchor="middle">
+            {t}
+          </text>
+        </g>
+      ))}
+      {namedTicks?.map((t, i) => (
+        <g key={`n${i}`} class="bt-kpoint-label">
+          <line class="bt-axis" x1={sx(t.x)} x2={sx(t.x)} y1={M.top} y2={H - M.bottom} />
+          <text
+            x={sx(t.x)}
+            y={H - M.bottom + 16}
+            text-anchor="middle"
+            data-x={t.x}
+            data-label={t.raw ?? t.label}
+          >
+            {t.label}
+          </text>
+        </g>
+      ))}
+      <rect class="bt-axis" x={M.left} y={M.top} width={W - M.left - M.right} height={H - M.top - M.bottom} />
+      {lines.map((l, i) => (
+        <path key={i} d={pathOf(l.points, sx, sy)} fill="none" stroke={l.color} stroke-width={1.5}>
+          {l.name && <title>{l.name}</title>}
+        </path>
+      ))}
+      <text x={(M.left + W - M.right) / 2} y={H - 8} text-anchor="middle">
+        {xLabel}
+      </text>
+      <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} text-anchor="middle">
+        {yLabel}
+      </text>
+    </svg>
+  );
+}
+
+/** Colours for series that read on light and dark backgrounds alike. */
+export const SERIES = [
+  '#2f81f7',
+  '#e8590c',
+  '#2da44e',
+  '#bf3989',
+  '#8250df',
+  '#9a6700',
+  '#1b7c83',
+  '#cf222e',
+];

@@ -1,0 +1,207 @@
+/** StructureData: the 3D view with its cell, the formula, the cell's lengths and angles, and the sites. */
+import { useMemo } from 'preact/hooks';
+import { Await } from '../../components/Await.js';
+import { useLoad } from '../../hooks.js';
+import type { TypeViewProps } from '../index.js';
+import { cellParameters } from '../logic/cell.js';
+import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from '../logic/structure.js';
+import { Num, Section, useShown } from './common.js';
+import { Crystal3D } from './Crystal3D.js';
+
+interface Derived {
+  formula?: string;
+  dimensionality?: { dim?: number; label?: string; value?: number };
+}
+
+export default function StructureView({ node, api }: TypeViewProps) {
+  const loaded = useLoad(
+    async (signal) => {
+      const [attributes, derived] = await Promise.all([
+        api.get<{ attributes: Record<string, unknown> }>(
+          `/nodes/${node.uuid}/contents/attributes/`,
+          undefined,
+          { signal },
+        ),
+        api.get<{ derived_properties: Derived }>(
+          `/nodes/${node.uuid}/contents/derived_properties/`,
+          undefined,
+          {
+            signal,
+          },
+        ),
+      ]);
+      return {
+        crystal: crystalFromAttributes(attributes.data.attributes),
+        derived: derived.data.derived_properties,
+      };
+    },
+    [node.uuid, api],
+  );
+  return (
+    <div class="bt-view" data-view="structure">
+      <Await loaded={loaded} what="the structure">
+        {({ crystal, derived }) => (
+          <Structure crystal={crystal} derived={derived} label={node.label || node.uuid} />
+        )}
+      </Await>
+    </div>
+  );
+}
+
+function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Derived; label: string }) {
+  const atoms = useMemo(
+    () => crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position })),
+    [crystal],
+  );
+  const p = cellParameters(crystal.cell);
+  const dim = derived.dimensionality;
+  const { shown, more } = useShown(crystal.sites);
+  return (
+    <>
+      <Section title="Structure" id="bt-structure">
+        <dl class="bt-facts">
+          <dt>Formula</dt>
+          <dd data-testid="formula">{derived.formula ?? '—'}</dd>
+          <dt>Sites</dt>
+          <dd>{crystal.sites.length}</dd>
+          <dt>Periodic</dt>
+          <dd>{crystal.pbc.map((b, i) => `${'abc'[i]}: ${b ? 'yes' : 'no'}`).join(', ')}</dd>
+          {dim?.label && (
+            <>
+              <dt>Dimensionality</dt>
+              <dd>
+                {dim.dim}D, {dim.label} {typeof dim.value === 'number' ? dim.value.toFixed(4) : ''}{' '}
+                {dim.dim === 3 ? 'Å³' : dim.dim === 2 ? 'Å²' : dim.dim === 1 ? 'Å' : ''}
+              </dd>
+            </>
+          )}
+        </dl>
+        {/* A molecule (no periodic direction) is drawn without the box it sits in. */}
+        <Crystal3D atoms={atoms} cell={crystal.pbc.some(Boolean) ? crystal.cell : undefined} label={label} />
+      </Section>
+      <CellTable cell={crystal.cell} params={p} />
+      <Section title="Sites" id="bt-sites">
+        <div class="bt-scroll">
+          <table class="bt-table" data-testid="sites">
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Element</th>
+                <th scope="col" class="bt-num">
+                  x (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  y (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  z (Å)
+                </th>
+                <th scope="col" class="bt-num">
+                  a (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  b (frac.)
+                </th>
+                <th scope="col" class="bt-num">
+                  c (frac.)
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((s, i) => (
+                <tr key={i}>
+                  <td>{i + 1}</td>
+                  <td>{s.kind}</td>
+                  <td>{siteComposition(s)}</td>
+                  {s.position.map((v, k) => (
+                    <Num key={k} value={v} digits={5} />
+                  ))}
+                  {(s.fractional ?? [undefined, undefined, undefined]).map((v, k) => (
+                    <Num key={`f${k}`} value={v} digits={5} />
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {more}
+      </Section>
+    </>
+  );
+}
+
+export function CellTable({
+  cell,
+  params: p,
+}: {
+  cell: Crystal['cell'];
+  params: ReturnType<typeof cellParameters>;
+}) {
+  return (
+    <Section title="Cell" id="bt-cell">
+      <table class="bt-table" data-testid="cell-parameters">
+        <caption class="bt-muted">Lengths in Å, angles in degrees, volume {p.volume.toFixed(4)} Å³</caption>
+        <thead>
+          <tr>
+            <th scope="col" class="bt-num">
+              a
+            </th>
+            <th scope="col" class="bt-num">
+              b
+            </th>
+            <th scope="col" class="bt-num">
+              c
+            </th>
+            <th scope="col" class="bt-num">
+              α
+            </th>
+            <th scope="col" class="bt-num">
+              β
+            </th>
+            <th scope="col" class="bt-num">
+              γ
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            {[p.a, p.b, p.c].map((v, i) => (
+              <Num key={i} value={v} digits={5} />
+            ))}
+            {[p.alpha, p.beta, p.gamma].map((v, i) => (
+              <Num key={`g${i}`} value={v} digits={3} />
+            ))}
+          </tr>
+        </tbody>
+      </table>
+      <table class="bt-table" data-testid="cell-vectors">
+        <caption class="bt-muted">Lattice vectors (Å)</caption>
+        <thead>
+          <tr>
+            <th scope="col">vector</th>
+            <th scope="col" class="bt-num">
+              x
+            </th>
+            <th scope="col" class="bt-num">
+              y
+            </th>
+            <th scope="col" class="bt-num">
+              z
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {cell.map((v, i) => (
+            <tr key={i}>
+              <th scope="row">{'abc'[i]}</th>
+              {v.map((x, k) => (
+                <Num key={k} value={x} digits={5} />
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
