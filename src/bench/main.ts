@@ -18,9 +18,10 @@ import { benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { machineTicks, processTable, processTree } from './process-table.js';
-import { loadIntoPostgres } from './pg-load.js';
-import { startCluster, type Cluster } from './postgres-cluster.js';
+import { explainMix } from './pg-plans.js';
+import { describeLoad, firstAnswers, loadedCluster, rssSampler, type LoadedCluster } from './pg-scale.js';
 import { requestMix, type RequestKind } from './mix.js';
+import { scaleMix } from './scale-mix.js';
 import { steadily } from './steady.js';
 
 interface Options {
@@ -34,6 +35,7 @@ interface Options {
   tries: number;
   only?: string;
   target?: string;
+  plans?: string;
   out: string;
 }
 
@@ -146,25 +148,34 @@ async function main(options: Options) {
   const levels = options.concurrency.split(',').map(Number);
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
-  let cluster: Cluster | undefined;
-  let pgUrl: string | undefined;
+  let loaded: LoadedCluster | undefined;
   if (options.backend === 'postgres') {
-    cluster = await startCluster();
-    cluster.sql('postgres', 'CREATE DATABASE bench');
-    pgUrl = cluster.url('bench');
     const archive = await openArchive(file);
     process.stderr.write(`loading ${options.nodes} nodes into PostgreSQL\n`);
-    await loadIntoPostgres((archive.db as SqlitePool).file, pgUrl);
+    loaded = await loadedCluster((archive.db as SqlitePool).file, (line) =>
+      process.stderr.write(`  ${line}\n`),
+    );
     await archive.close();
+    process.stderr.write(`${describeLoad(loaded)}\n`);
   }
+  const cluster = loaded?.cluster;
+  const pgUrl = loaded?.url;
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
-  const kinds = (await requestMix(probe)).filter(
+  const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe, backend.db))].filter(
     (k) => options.only === undefined || k.name.includes(options.only),
   );
   if (kinds.length === 0) throw new Error(`--only ${options.only}: no request kind has that in its name`);
   await probe.close();
   const accesses = await recordAccesses(backend, kinds);
+  if (options.plans && pgUrl) {
+    const slow = (await explainMix(pgUrl, accesses, options.plans)).filter(
+      (p) => p.ms > 5 || p.sharesOfNodes > 0.1,
+    );
+    process.stderr.write(`wrote ${options.plans}; statements over 5 ms or reading over 10 % of the nodes:\n`);
+    for (const p of slow)
+      process.stderr.write(`  ${p.kind} #${p.statement}: ${p.ms} ms, ${p.nodeRowsRead} node rows\n`);
+  }
 
   const empty = await child([join(here, 'empty-server.js'), String(options.processes)]);
   const server = options.target
@@ -172,7 +183,16 @@ async function main(options: Options) {
     : await child([join(here, 'serve-bench.js'), String(options.processes), file, ...(pgUrl ? [pgUrl] : [])]);
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
+  let first: Awaited<ReturnType<typeof firstAnswers>> | undefined;
+  let rss: { maxMb: number; maxTotalMb: number } | undefined;
   try {
+    // The node-wide summaries on their first request after the server started, then once kept.
+    if (server) {
+      first = await firstAnswers(base, ['/api/v4/nodes/statistics/', '/api/v4/nodes/full_types_count/']);
+      for (const f of first)
+        process.stderr.write(`${f.path}: first ${f.firstMs} ms, then ${f.laterMs.join(', ')} ms\n`);
+    }
+    const sampler = server?.proc.pid === undefined ? undefined : rssSampler(server.proc.pid);
     // A served API runs warm: each kind is driven once, unmeasured, so that no figure counts the compiler's
     // first passes or the first fill of kept plans and page caches.
     const busiest = Math.max(...levels);
@@ -212,6 +232,8 @@ async function main(options: Options) {
         });
       }
     }
+    rss = sampler?.stop();
+    if (rss) process.stderr.write(`Quarry's memory under the mix: ${rss.maxMb} MB per process at most\n`);
   } finally {
     empty.proc.kill();
     server?.proc.kill();
@@ -228,6 +250,9 @@ async function main(options: Options) {
         processes: options.processes,
         target: base,
         duration: options.duration,
+        ...(loaded ? { postgres: { load: loaded.load, clusterBytes: loaded.clusterBytes } } : {}),
+        firstAnswers: first,
+        rss,
         rows,
       },
       null,
@@ -361,6 +386,7 @@ new Command('bench')
   )
   .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
+  .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
   .parseAsync()

@@ -34,6 +34,8 @@ async function freePort(): Promise<number> {
 
 export interface Cluster {
   port: number;
+  /** The cluster's data folder (its size on disk is the database's footprint). */
+  dataDir: string;
   url(database: string): string;
   /** Create a database and load a gzipped plain-SQL dump into it. */
   restore(database: string, dumpGz: string): void;
@@ -46,7 +48,10 @@ export interface Cluster {
 
 const USER = 'quarry';
 
-export async function startCluster(): Promise<Cluster> {
+/** Server settings beyond the defaults (`name=value`, as `postgres -c`), e.g. the benchmark's memory sizes. */
+export type ClusterSettings = Record<string, string | number>;
+
+export async function startCluster(settings: ClusterSettings = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
@@ -74,7 +79,10 @@ export async function startCluster(): Promise<Cluster> {
           '-l',
           join(dir, 'log'),
           '-o',
-          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off` +
+            Object.entries(settings)
+              .map(([name, value]) => ` -c ${name}=${String(value)}`)
+              .join(''),
           'start',
         ])
       : run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']);
@@ -101,6 +109,7 @@ export async function startCluster(): Promise<Cluster> {
     );
   return {
     port,
+    dataDir: data,
     url: (database) => `postgres://${USER}@127.0.0.1:${port}/${database}`,
     restore(database, dumpGz) {
       psql('postgres', ['-c', `CREATE DATABASE "${database}"`]);
