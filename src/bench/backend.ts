@@ -7,8 +7,12 @@ import { openPostgres } from '../storage/postgres/backend.js';
 import { openArchive } from '../storage/index.js';
 import type { StorageBackend } from '../storage/types.js';
 
-export async function benchBackend(file: string, pgUrl?: string): Promise<StorageBackend> {
-  const archive = await openArchive(file);
+export async function benchBackend(
+  file: string,
+  pgUrl?: string,
+  options: { cacheDir?: string } = {},
+): Promise<StorageBackend> {
+  const archive = await openArchive(file, options);
   if (!pgUrl) return archive;
   // The archive owns its repository and closes it; the profile's close must not close it a second time.
   const repository = { get: archive.repository.get.bind(archive.repository), close: async () => {} };
