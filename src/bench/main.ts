@@ -36,6 +36,7 @@ interface Options {
   only?: string;
   target?: string;
   plans?: string;
+  pgUrl?: string;
   out: string;
 }
 
@@ -149,7 +150,7 @@ async function main(options: Options) {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
   let loaded: LoadedCluster | undefined;
-  if (options.backend === 'postgres') {
+  if (options.backend === 'postgres' && !options.pgUrl) {
     const archive = await openArchive(file);
     process.stderr.write(`loading ${options.nodes} nodes into PostgreSQL\n`);
     loaded = await loadedCluster((archive.db as SqlitePool).file, (line) =>
@@ -159,7 +160,7 @@ async function main(options: Options) {
     process.stderr.write(`${describeLoad(loaded)}\n`);
   }
   const cluster = loaded?.cluster;
-  const pgUrl = loaded?.url;
+  const pgUrl = loaded?.url ?? (options.backend === 'postgres' ? options.pgUrl : undefined);
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
   const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe, backend.db))].filter(
@@ -396,6 +397,10 @@ new Command('bench')
   )
   .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
+  .option(
+    '--pg-url <url>',
+    'with --backend postgres: measure this database, loaded from the same archive before, instead of loading one',
+  )
   .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
