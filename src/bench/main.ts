@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +146,7 @@ async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
@@ -262,6 +263,9 @@ async function main(options: Options) {
         target: base,
         duration: options.duration,
         ...(loaded ? { postgres: { load: loaded.load, clusterBytes: loaded.clusterBytes } } : {}),
+        // How busy the machine was with other work: this 2-core machine is shared, and other guests' work shows
+        // as steal but other processes' work on this guest only here.
+        loadAverage: { start: loadStart, end: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3) },
         firstAnswers: first,
         rss,
         rows,
