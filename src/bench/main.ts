@@ -164,7 +164,7 @@ async function main(options: Options) {
   const pgUrl = loaded?.url ?? (options.backend === 'postgres' ? options.pgUrl : undefined);
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
-  const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe, backend.db))].filter(
+  const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe))].filter(
     (k) => options.only === undefined || k.name.includes(options.only),
   );
   if (kinds.length === 0) throw new Error(`--only ${options.only}: no request kind has that in its name`);
