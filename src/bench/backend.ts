@@ -1,25 +1,32 @@
 /**
  * The storage the benchmark serves: the generated archive itself, or (`--backend postgres`) its data loaded
- * into a throw-away PostgreSQL cluster, with the archive's files as the repository.
+ * into a throw-away PostgreSQL cluster, opened as a profile is (`openPostgres`, with its change detection and
+ * pool), with the archive's files as the repository: the figures are what users of a real profile get.
  */
-import { PostgresDatabase } from '../storage/postgres/database.js';
+import { openPostgres } from '../storage/postgres/backend.js';
 import { openArchive } from '../storage/index.js';
 import type { StorageBackend } from '../storage/types.js';
 
-export async function benchBackend(file: string, pgUrl?: string): Promise<StorageBackend> {
-  const archive = await openArchive(file);
+export async function benchBackend(
+  file: string,
+  pgUrl?: string,
+  options: { cacheDir?: string } = {},
+): Promise<StorageBackend> {
+  const archive = await openArchive(file, options);
   if (!pgUrl) return archive;
-  const db = new PostgresDatabase({ url: pgUrl, poolSize: 8 });
+  // The archive owns its repository and closes it; the profile's close must not close it a second time.
+  const repository = { get: archive.repository.get.bind(archive.repository), close: async () => {} };
+  let profile: StorageBackend;
+  try {
+    profile = await openPostgres(pgUrl, repository, { name: 'bench', poolSize: 8 });
+  } catch (error) {
+    await archive.close();
+    throw error;
+  }
   return {
-    name: 'bench',
-    kind: 'postgres-profile',
-    aiidaVersion: archive.aiidaVersion,
-    db,
-    repository: archive.repository,
-    // The benchmark's database does not change while it runs.
-    dataVersion: async () => 'fixed',
+    ...profile,
     async close() {
-      await db.close();
+      await profile.close();
       await archive.close();
     },
   };

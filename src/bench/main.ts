@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,11 @@ import { BENCH_METRICS, benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { machineTicks, processTable, processTree } from './process-table.js';
-import { loadIntoPostgres } from './pg-load.js';
-import { startCluster, type Cluster } from './postgres-cluster.js';
+import { explainMix } from './pg-plans.js';
+import { describeLoad, firstAnswers, loadedCluster, rssSampler, type LoadedCluster } from './pg-scale.js';
 import { requestMix, type RequestKind } from './mix.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
+import { scaleMix } from './scale-mix.js';
 import { steadily } from './steady.js';
 
 interface Options {
@@ -36,6 +37,8 @@ interface Options {
   only?: string;
   target?: string;
   metrics?: boolean;
+  plans?: string;
+  pgUrl?: string;
   out: string;
 }
 
@@ -149,30 +152,50 @@ async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
   if (options.metrics) process.env[BENCH_METRICS] = '1';
   const here = fileURLToPath(new URL('.', import.meta.url));
   const file = await dataset(options.nodes);
-  let cluster: Cluster | undefined;
-  let pgUrl: string | undefined;
-  if (options.backend === 'postgres') {
-    cluster = await startCluster();
-    cluster.sql('postgres', 'CREATE DATABASE bench');
-    pgUrl = cluster.url('bench');
+  let loaded: LoadedCluster | undefined;
+  if (options.backend === 'postgres' && !options.pgUrl) {
     const archive = await openArchive(file);
     process.stderr.write(`loading ${options.nodes} nodes into PostgreSQL\n`);
-    await loadIntoPostgres((archive.db as SqlitePool).file, pgUrl);
+    loaded = await loadedCluster((archive.db as SqlitePool).file, (line) =>
+      process.stderr.write(`  ${line}\n`),
+    );
     await archive.close();
+    process.stderr.write(`${describeLoad(loaded)}\n`);
   }
+  const cluster = loaded?.cluster;
+  const pgUrl = loaded?.url ?? (options.backend === 'postgres' ? options.pgUrl : undefined);
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
-  const kinds = (await requestMix(probe)).filter(
+  const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe))].filter(
     (k) => options.only === undefined || k.name.includes(options.only),
   );
   if (kinds.length === 0) throw new Error(`--only ${options.only}: no request kind has that in its name`);
   await probe.close();
   const accesses = await recordAccesses(backend, kinds);
+  // A kind's data floor does not depend on the clients: measured once. Statements of seconds (the first count
+  // or summary of 10^7 nodes) are timed over 3 rounds instead of 15.
+  const floors = new Map<string, Promise<number | undefined>>();
+  const floorOf = (name: string) => {
+    const measure = async () => {
+      const quick = await dataFloor(backend, accesses.get(name) ?? [], pgUrl, 3);
+      return quick !== undefined && quick > 100 ? quick : dataFloor(backend, accesses.get(name) ?? [], pgUrl);
+    };
+    return floors.get(name) ?? floors.set(name, measure()).get(name)!;
+  };
+  if (options.plans && pgUrl) {
+    const slow = (await explainMix(pgUrl, accesses, options.plans)).filter(
+      (p) => p.ms > 5 || p.sharesOfNodes > 0.1,
+    );
+    process.stderr.write(`wrote ${options.plans}; statements over 5 ms or reading over 10 % of the nodes:\n`);
+    for (const p of slow)
+      process.stderr.write(`  ${p.kind} #${p.statement}: ${p.ms} ms, ${p.nodeRowsRead} node rows\n`);
+  }
 
   const empty = await child([join(here, 'empty-server.js'), String(options.processes)]);
   const server = options.target
@@ -181,7 +204,17 @@ async function main(options: Options) {
   const base = options.target ?? `http://127.0.0.1:${server?.port}`;
   const rows: Record<string, unknown>[] = [];
   let homePage: PageLoad | undefined;
+  let first: Awaited<ReturnType<typeof firstAnswers>> | undefined;
+  let rss: { maxMb: number; maxTotalMb: number } | undefined;
   try {
+    // The node-wide summaries on their first request after the server started, then once kept.
+    if (server) {
+      first = await firstAnswers(base, ['/api/v4/nodes/statistics/', '/api/v4/nodes/full_types_count/']);
+      for (const f of first)
+        process.stderr.write(`${f.path}: first ${f.firstMs} ms, then ${f.laterMs.join(', ')} ms\n`);
+    }
+    const sampler = server?.proc.pid === undefined ? undefined : rssSampler(server.proc.pid);
+    // After the first answers above: the page asks for the summaries too.
     if (!options.target) homePage = await measureHomePage(base);
     // A served API runs warm: each kind is driven once, unmeasured, so that no figure counts the compiler's
     // first passes or the first fill of kept plans and page caches.
@@ -202,7 +235,7 @@ async function main(options: Options) {
         measured.push({
           kind,
           figures,
-          data: await dataFloor(backend, accesses.get(kind.name) ?? [], pgUrl),
+          data: await floorOf(kind.name),
         });
       }
       const after = await floorRun();
@@ -222,6 +255,8 @@ async function main(options: Options) {
         });
       }
     }
+    rss = sampler?.stop();
+    if (rss) process.stderr.write(`Quarry's memory under the mix: ${rss.maxMb} MB per process at most\n`);
   } finally {
     empty.proc.kill();
     server?.proc.kill();
@@ -245,6 +280,12 @@ async function main(options: Options) {
         target: base,
         duration: options.duration,
         homePage,
+        ...(loaded ? { postgres: { load: loaded.load, clusterBytes: loaded.clusterBytes } } : {}),
+        // How busy the machine was with other work: this 2-core machine is shared, and other guests' work shows
+        // as steal but other processes' work on this guest only here.
+        loadAverage: { start: loadStart, end: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3) },
+        firstAnswers: first,
+        rss,
         rows,
       },
       null,
@@ -381,6 +422,11 @@ new Command('bench')
   .option('--only <text>', 'measure only the request kinds whose name contains this text')
   .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
   .option('--metrics', 'serve with metrics on (quarry serve --metrics), to measure what counting costs')
+  .option(
+    '--pg-url <url>',
+    'with --backend postgres: measure this database, loaded from the same archive before, instead of loading one',
+  )
+  .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
   .parseAsync()

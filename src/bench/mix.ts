@@ -21,20 +21,34 @@ export interface RequestKind {
 /** How many different nodes each per-node kind cycles over (fewer where the archive has fewer). */
 const VARIANTS = 64;
 
-/** UUIDs of up to `n` nodes matching `query`, spread evenly over the archive's id range. */
-async function sample(app: FastifyInstance, query: string, n: number): Promise<string[]> {
-  const url = (window: string) => `/api/v4/nodes/?${query}&orderby=id&${window}`;
-  const head = await app.inject({ method: 'GET', url: url('limit=1') });
-  const total = Number(head.headers['x-total-count'] ?? 0);
-  if (total === 0) throw new Error(`the benchmark data has no node for ${query}`);
-  const uuids = new Set<string>();
-  for (let i = 0; i < Math.min(n, total); i++) {
+/**
+ * UUIDs of up to `n` nodes of `nodeType`, spread evenly over the archive's id range. Each is the first at or
+ * after an evenly spaced id, found through the QueryBuilder (whose count honours its limit): an offset deep
+ * into 10^7 nodes, or the total count of a listing, would read every node before it on each request.
+ */
+async function sample(app: FastifyInstance, nodeType: string, n: number): Promise<string[]> {
+  const first = async (id: { '>=': number } | undefined, order: 'asc' | 'desc') => {
     const r = await app.inject({
-      method: 'GET',
-      url: url(`limit=1&offset=${Math.floor((i * total) / Math.min(n, total))}`),
+      method: 'POST',
+      url: '/api/v4/querybuilder/',
+      payload: {
+        path: [{ entity_type: nodeType, orm_base: 'node', tag: 'n' }],
+        filters: { n: id ? { id } : {} },
+        project: { n: ['id', 'uuid'] },
+        order_by: [{ n: [{ id: { order } }] }],
+        limit: 1,
+      },
     });
-    const uuid = r.json()?.data?.nodes?.[0]?.uuid;
-    if (typeof uuid === 'string') uuids.add(uuid);
+    if (r.statusCode !== 200)
+      throw new Error(`sampling ${nodeType}: ${r.statusCode} ${r.body.slice(0, 200)}`);
+    return r.json()?.data?.n?.[0] as { id: number; uuid: string } | undefined;
+  };
+  const [low, high] = [await first(undefined, 'asc'), await first(undefined, 'desc')];
+  if (!low || !high) throw new Error(`the benchmark data has no node of type ${nodeType}`);
+  const uuids = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const node = await first({ '>=': Math.floor(low.id + (i * (high.id - low.id + 1)) / n) }, 'asc');
+    if (node) uuids.add(node.uuid);
   }
   return [...uuids];
 }
@@ -43,9 +57,9 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 /** Resolve the mix against the served data (ids of structures, calcjobs, workchains…). */
 export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
-  const calcs = await sample(app, 'node_type="process.calculation.calcjob.CalcJobNode."', VARIANTS);
-  const structures = await sample(app, 'node_type="data.core.structure.StructureData."', VARIANTS);
-  const workchains = await sample(app, 'node_type="process.workflow.workchain.WorkChainNode."', VARIANTS);
+  const calcs = await sample(app, 'process.calculation.calcjob.CalcJobNode.', VARIANTS);
+  const structures = await sample(app, 'data.core.structure.StructureData.', VARIANTS);
+  const workchains = await sample(app, 'process.workflow.workchain.WorkChainNode.', VARIANTS);
   const get = (name: string, paths: string[]): RequestKind => ({
     name,
     method: 'GET',

@@ -34,6 +34,8 @@ async function freePort(): Promise<number> {
 
 export interface Cluster {
   port: number;
+  /** The cluster's data folder (its size on disk is the database's footprint). */
+  dataDir: string;
   url(database: string): string;
   /** Create a database and load a gzipped plain-SQL dump into it. */
   restore(database: string, dumpGz: string): void;
@@ -46,15 +48,19 @@ export interface Cluster {
 
 const USER = 'quarry';
 
+/** Server settings beyond the defaults (`name=value`, as `postgres -c`), e.g. the benchmark's memory sizes. */
+export type ClusterSettings = Record<string, string | number>;
+
 export interface ClusterOptions {
   /**
    * Start a streaming standby of this cluster instead of a new one: a base backup of it (`pg_basebackup -R`),
    * which then replays its primary's changes and answers reads only.
    */
   standbyOf?: Cluster;
+  settings?: ClusterSettings;
 }
 
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+export async function startCluster({ standbyOf, settings = {} }: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
@@ -72,8 +78,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
     return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
   };
-  if (options.standbyOf) {
-    const from = ['-h', '127.0.0.1', '-p', String(options.standbyOf.port), '-U', USER];
+  if (standbyOf) {
+    const from = ['-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', USER];
     run('pg_basebackup', ['-D', data, '-R', '-X', 'stream', '--no-sync', '-c', 'fast', ...from]);
   } else {
     run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
@@ -87,7 +93,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           '-l',
           join(dir, 'log'),
           '-o',
-          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off` +
+            Object.entries(settings)
+              .map(([name, value]) => ` -c ${name}=${String(value)}`)
+              .join(''),
           'start',
         ])
       : run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']);
@@ -114,6 +123,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     );
   return {
     port,
+    dataDir: data,
     url: (database) => `postgres://${USER}@127.0.0.1:${port}/${database}`,
     restore(database, dumpGz) {
       psql('postgres', ['-c', `CREATE DATABASE "${database}"`]);

@@ -1,0 +1,84 @@
+/**
+ * Request kinds whose cost grows with the database unless the storage's indexes carry them: a page of one
+ * type's nodes by creation time, and pages of the links of the nodes with the most links (a code is an input
+ * of every calculation run with it: 176,000 links at 10^6 nodes; a pseudopotential, 17,700).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { RequestKind } from './mix.js';
+
+/** Pages of the links of a node, as an explorer pages through them. */
+const LINK_PAGES = 10;
+
+/** Nodes that are inputs of many calculations in the generated data: codes and pseudopotentials. */
+const BUSY_TYPES = ['data.core.code.installed.InstalledCode.', 'data.core.upf.UpfData.'];
+
+/**
+ * The node with the most outgoing links (in the generated data, the code of every pw calculation), and the
+ * busiest of another type (a pseudopotential, input of every calculation on its element). Candidates are
+ * the nodes of the busy types (their links counted by the API, an index count each): grouping all links by
+ * node took 48 s at 10^7 nodes.
+ */
+async function busyNodes(app: FastifyInstance): Promise<{ busiest: string; other?: string }> {
+  const ranked: { uuid: string; type: string; links: number }[] = [];
+  for (const type of BUSY_TYPES) {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/v4/querybuilder/',
+      payload: {
+        path: [{ entity_type: type, orm_base: 'node', tag: 'n' }],
+        project: { n: ['uuid'] },
+        order_by: [{ n: [{ id: { order: 'asc' } }] }],
+        limit: 20,
+      },
+    });
+    for (const { uuid } of (r.json()?.data?.n ?? []) as { uuid: string }[]) {
+      const links = await app.inject({
+        method: 'GET',
+        url: `/api/v4/nodes/${uuid}/links/outgoing/page/1/?perpage=1`,
+      });
+      ranked.push({ uuid, type, links: Number(links.headers['x-total-count'] ?? 0) });
+    }
+  }
+  ranked.sort((a, b) => b.links - a.links);
+  const busiest = ranked[0];
+  if (!busiest || busiest.links === 0)
+    throw new Error('the benchmark data has no code or pseudopotential with links');
+  return { busiest: busiest.uuid, other: ranked.find((r) => r.type !== busiest.type)?.uuid };
+}
+
+export async function scaleMix(app: FastifyInstance): Promise<RequestKind[]> {
+  const { busiest, other } = await busyNodes(app);
+  const pages = (uuid: string) =>
+    Array.from(
+      { length: LINK_PAGES },
+      (_, i) => `/api/v4/nodes/${uuid}/links/outgoing/page/${i + 1}/?perpage=20`,
+    );
+  // The answer must exist on this data (a refused request would measure the error path).
+  const probe = await app.inject({ method: 'GET', url: pages(busiest)[0] as string });
+  if (probe.statusCode !== 200) throw new Error(`links of the busiest node: ${probe.statusCode}`);
+  const kinds: RequestKind[] = [
+    {
+      name: 'structure page of 20 by -ctime',
+      method: 'GET',
+      paths: Array.from(
+        { length: 25 },
+        (_, i) =>
+          `/api/v4/nodes/page/${i + 1}/?perpage=20&orderby=-ctime&full_type="data.core.structure.StructureData.|"`,
+      ),
+    },
+    {
+      name: `links of the busiest node, paged (${probe.headers['x-total-count']} links)`,
+      method: 'GET',
+      paths: pages(busiest),
+    },
+  ];
+  if (other) {
+    const first = await app.inject({ method: 'GET', url: pages(other)[0] as string });
+    kinds.push({
+      name: `links of another busy node, paged (${first.headers['x-total-count']} links)`,
+      method: 'GET',
+      paths: pages(other),
+    });
+  }
+  return kinds;
+}
