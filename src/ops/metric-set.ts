@@ -22,8 +22,6 @@ import { Histogram, StatusCounter, register, type HistogramSeries } from './tall
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** A scrape waits this long for a storage's health at most: a hung database must not hang the scrape. */
 const HEALTH_MS = 1_000;
-/** The gauges of one scrape share one look at the storages' health. */
-const HEALTH_KEPT_MS = 500;
 
 interface RequestSeries {
   byStatus: number[];
@@ -177,13 +175,15 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
       }
     },
   });
-  // One look at the storages' health serves the three gauges of a scrape.
-  let seen: { at: number; states: Promise<SourceHealth[]> } | undefined;
+  // One look at the storages' health serves the three gauges of a scrape: prom-client starts their collect()
+  // in one synchronous pass, so the look is kept until the next turn of the event loop, not for a time.
+  let seen: Promise<SourceHealth[]> | undefined;
   const healthNow = () => {
-    if (seen === undefined || Date.now() - seen.at > HEALTH_KEPT_MS) {
-      seen = { at: Date.now(), states: Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS))) };
+    if (seen === undefined) {
+      seen = Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS)));
+      setImmediate(() => (seen = undefined));
     }
-    return seen.states;
+    return seen;
   };
   const eachServer = async (set: (labels: ServerLabels, s: ServerState) => void) => {
     const states = await healthNow();
