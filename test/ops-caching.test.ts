@@ -229,3 +229,23 @@ describe('over HTTP, from a live core.sqlite_dos profile', () => {
     }
   });
 });
+
+describe('conditional requests in /metrics', () => {
+  it('counts the 304s and the full answers of requests that sent If-None-Match', async () => {
+    const served = await listeningOn(await smallArchive(60, 3), { metrics: true });
+    try {
+      const url = '/api/v4/nodes/?limit=3';
+      const first = await served.app.inject({ url });
+      const tag = first.headers.etag as string;
+      expect((await served.app.inject({ url, headers: { 'if-none-match': tag } })).statusCode).toBe(304);
+      expect((await served.app.inject({ url, headers: { 'if-none-match': '"stale"' } })).statusCode).toBe(
+        200,
+      );
+      const metrics = (await served.app.inject({ url: '/metrics' })).body;
+      expect(metrics).toContain('quarry_http_conditional_requests_total{result="not_modified"} 1');
+      expect(metrics).toContain('quarry_http_conditional_requests_total{result="modified"} 1');
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -17,6 +17,7 @@ import type { AppContext } from '../http/context.js';
 import { baseUrl } from '../http/origin.js';
 import { parsedQuery, preparedBudget, selectBackend, wasRunAgain } from '../http/request.js';
 import { budgeted } from '../storage/budgeted.js';
+import { countConditional } from './metrics.js';
 import type { StorageBackend } from '../storage/types.js';
 
 /** Bump when answers change shape without a new Quarry version (it is part of every tag). */
@@ -148,7 +149,9 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
       const raw = request.raw.url ?? request.url;
       const tag = entityTag({ settings, data: version, base: baseUrl(request, ctx.origin), url: raw });
       const pending = { tag, cacheControl: live ? liveControl : archiveControl };
-      const held = matchingTag(request.headers['if-none-match'], tag);
+      const asked = request.headers['if-none-match'];
+      const held = matchingTag(asked, tag);
+      if (asked !== undefined) countConditional(held !== undefined);
       if (held === undefined) {
         request.quarryCaching = pending;
         return done();
