@@ -44,7 +44,7 @@ export async function loadedCluster(
   sqliteFile: string,
   progress: (line: string) => void,
 ): Promise<LoadedCluster> {
-  const cluster = await startCluster(BENCH_SETTINGS);
+  const cluster = await startCluster({ settings: BENCH_SETTINGS });
   try {
     cluster.sql('postgres', 'CREATE DATABASE bench');
     const url = cluster.url('bench');

@@ -51,7 +51,16 @@ const USER = 'quarry';
 /** Server settings beyond the defaults (`name=value`, as `postgres -c`), e.g. the benchmark's memory sizes. */
 export type ClusterSettings = Record<string, string | number>;
 
-export async function startCluster(settings: ClusterSettings = {}): Promise<Cluster> {
+export interface ClusterOptions {
+  /**
+   * Start a streaming standby of this cluster instead of a new one: a base backup of it (`pg_basebackup -R`),
+   * which then replays its primary's changes and answers reads only.
+   */
+  standbyOf?: Cluster;
+  settings?: ClusterSettings;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
@@ -69,7 +78,12 @@ export async function startCluster(settings: ClusterSettings = {}): Promise<Clus
     const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
     return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
   };
-  run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+  if (options.standbyOf) {
+    const from = ['-h', '127.0.0.1', '-p', String(options.standbyOf.port), '-U', USER];
+    run('pg_basebackup', ['-D', data, '-R', '-X', 'stream', '--no-sync', '-c', 'fast', ...from]);
+  } else {
+    run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+  }
   const pgctl = (action: 'start' | 'stop') =>
     action === 'start'
       ? run('pg_ctl', [
@@ -80,7 +94,7 @@ export async function startCluster(settings: ClusterSettings = {}): Promise<Clus
           join(dir, 'log'),
           '-o',
           `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off` +
-            Object.entries(settings)
+            Object.entries(options.settings ?? {})
               .map(([name, value]) => ` -c ${name}=${String(value)}`)
               .join(''),
           'start',

@@ -3,7 +3,8 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { parsePublicUrl } from '../http/origin.js';
-import { runServe } from './serve.js';
+import { replicasBySource } from './replicas.js';
+import { runServe, type ServeOptions } from './serve.js';
 import { CliError } from './errors.js';
 
 function integer(name: string) {
@@ -55,6 +56,11 @@ program
   )
   .option('--repository <path>', 'the file repository folder of a postgres:// source')
   .option('--pg-pool <n>', 'most PostgreSQL sessions per profile', integer('pg-pool'), 8)
+  .option(
+    '--replica <url>',
+    'a read replica (streaming standby) of the PostgreSQL source before it, as a postgres:// URL; repeatable',
+  )
+  .option('--replicas-only', 'send reads to the replicas only (the primary answers while none is up)')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--hostname <host>', 'alias of --host, as in `verdi restapi`')
   .option('-p, --port <port>', 'port to listen on', integer('port'), 5000)
@@ -97,7 +103,10 @@ program
   )
   .option('--trust-proxy', 'take scheme and host of answers from X-Forwarded-Proto and X-Forwarded-Host')
   .option('--log', 'log every request')
-  .action(runServe);
+  // Which source each --replica belongs to is a matter of order on the command line, which commander forgets.
+  .action((sources: string[], options: ServeOptions) =>
+    runServe(sources, { ...options, replicasOf: replicasBySource(process.argv.slice(2)) }),
+  );
 
 program
   .command('generate')

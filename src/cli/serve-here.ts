@@ -16,7 +16,11 @@ async function openSource(
   storage: ProfileOptions & { cacheDir: string },
 ) {
   if (/^postgres(ql)?:\/\//.test(source)) {
-    return openPostgresUrl(source, options.repository, { ...storage, workers: options.pgPool });
+    return openPostgresUrl(source, options.repository, {
+      ...storage,
+      workers: options.pgPool,
+      replicas: options.replicasOf?.[source],
+    });
   }
   if (existsSync(source) && statSync(source).isDirectory()) return openSqliteDos(source, storage);
   return openArchive(source, storage);
@@ -31,12 +35,20 @@ async function openBackends(files: string[], options: ServeOptions): Promise<Sto
       queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
       maxWaiting: options.maxWaiting,
       queryMemoryMb: options.queryMemory,
+      replicasOnly: options.replicasOnly,
       onIdleError: (error: Error) =>
         process.stderr.write(`quarry: database session lost: ${error.message}\n`),
+      onServerChange: (server: string, up: boolean, problem?: string) =>
+        process.stderr.write(
+          up
+            ? `quarry: database server ${server} answers again; reads go to it\n`
+            : `quarry: database server ${server} is out (${problem}); reads go to the others\n`,
+        ),
     };
     for (const file of files) backends.push(await openSource(file, options, storage));
     for (const name of options.profile ?? []) {
-      backends.push(await openProfile(name, { ...storage, workers: options.pgPool }));
+      const replicas = options.replicasOf?.[`profile:${name}`];
+      backends.push(await openProfile(name, { ...storage, workers: options.pgPool, replicas }));
     }
     const names = backends.map((b) => b.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);

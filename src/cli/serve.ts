@@ -28,6 +28,9 @@ export interface ServeOptions {
   profile?: string[];
   repository?: string;
   pgPool?: number;
+  /** Read replicas by PostgreSQL source (its URL, or `profile:NAME`), from the `--replica` options. */
+  replicasOf?: Record<string, string[]>;
+  replicasOnly?: boolean;
   /** HTTP server processes sharing the port (default 1 here; the command defaults to the cores). */
   processes?: number;
 }

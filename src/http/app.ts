@@ -13,6 +13,7 @@ import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
+import { retryOnServerLoss } from './retry.js';
 
 export type { AppOptions };
 
@@ -96,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else reply.code(400).send({ message: problem });
   });
 
+  retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
   registerCollections(app, ctx);
   registerNodeItems(app, ctx);

@@ -23,8 +23,15 @@ export interface ParsedRequest {
 export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = false): ParsedRequest {
   const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
-  const budget = { deadline: Date.now() + ctx.queryTimeoutMs, heavy };
+  const budget = { deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs, heavy };
   return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };
+}
+
+const deadlines = new WeakMap<FastifyRequest, number>();
+
+/** The time limit counts from now for every run of the request's handler (see retry.ts). */
+export function startDeadline(ctx: AppContext, request: FastifyRequest) {
+  if (!deadlines.has(request)) deadlines.set(request, Date.now() + ctx.queryTimeoutMs);
 }
 
 /**

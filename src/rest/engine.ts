@@ -49,10 +49,11 @@ export function windowed(
 
 /**
  * Counts kept per storage: the same page of a large listing asks for the same count again and again. An
- * archive never changes; a live database's counts are kept while its data version stays the same.
+ * archive never changes; a live database's counts are kept under the data version of the server that counted
+ * (replicas may lag behind the primary: each version has its own), and old versions age out.
  */
 const COUNTS_KEPT = 5_000;
-const counts = new WeakMap<StorageBackend, { version: string; kept: Map<string, Promise<number>> }>();
+const counts = new WeakMap<StorageBackend, Map<string, Promise<number>>>();
 
 export async function queryCount(
   backend: StorageBackend,
@@ -69,16 +70,16 @@ export async function queryCount(
       : undefined;
   if (version === undefined) return count();
   const storage = originOf(backend);
-  let cache = counts.get(storage);
-  if (!cache || cache.version !== version) counts.set(storage, (cache = { version, kept: new Map() }));
-  const kept = cache.kept;
-  const countKey = values === undefined ? key : `${key}\u0001${JSON.stringify(values)}`;
+  let kept = counts.get(storage);
+  if (!kept) counts.set(storage, (kept = new Map()));
+  const countKey = `${version}\u0002${key}${values === undefined ? '' : `\u0001${JSON.stringify(values)}`}`;
   let value = kept.get(countKey);
   if (!value) {
     if (kept.size >= COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
     value = count();
     kept.set(countKey, value);
-    value.catch(() => kept.delete(countKey));
+    const map = kept;
+    value.catch(() => map.delete(countKey));
   }
   return value;
 }

@@ -14,6 +14,7 @@ export function budgeted(backend: StorageBackend, budget: QueryBudget): StorageB
     values: (statement) => db.values(statement, budget),
     close: () => db.close(),
   };
+  if (db.dataVersion) view.dataVersion = () => db.dataVersion!(budget);
   return Object.create(backend, { db: { value: view }, [ORIGIN]: { value: backend } }) as StorageBackend;
 }
 

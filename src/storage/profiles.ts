@@ -12,6 +12,12 @@ import { StorageOpenError, type QuerySettings, type StorageBackend } from './typ
 
 export interface ProfileOptions extends QuerySettings {
   onIdleError?: (error: Error) => void;
+  /** Read replicas of a PostgreSQL source (postgres:// URLs), besides those of its profile's configuration. */
+  replicas?: string[];
+  /** Reads to the replicas only, while one is up. */
+  replicasOnly?: boolean;
+  /** Told when a database server of a source is taken out or put back. */
+  onServerChange?: (server: string, up: boolean, problem?: string) => void;
 }
 
 interface ProfileEntry {
@@ -55,13 +61,17 @@ export async function openProfile(
   if (backend === 'core.psql_dos') {
     const repository = repositoryFolder(storage.repository_uri, name);
     const { openPostgres } = await postgres();
+    const configured = profileReplicas(storage.quarry_replicas, name, file);
     return openPostgres(postgresUrl(storage), await openContainer(join(repository, 'container')), {
+      ...postgresSettings(options),
       name,
-      poolSize: options.workers,
-      timeoutMs: options.queryTimeoutMs,
-      maxWaiting: options.maxWaiting,
-      onIdleError: options.onIdleError,
+      replicas: [...configured, ...(options.replicas ?? [])],
     });
+  }
+  if (options.replicas?.length) {
+    throw new StorageOpenError(
+      `profile "${name}" is not a PostgreSQL profile: it has no replicas to read from`,
+    );
   }
   if (backend === 'core.sqlite_dos') {
     if (typeof storage.filepath !== 'string') {
@@ -110,12 +120,35 @@ export async function openPostgresUrl(
     );
   }
   return openPostgres(url, await openContainer(repository), {
+    ...postgresSettings(options),
     name: options.name ?? (new URL(url).pathname.slice(1) || 'postgres'),
+    replicas: options.replicas,
+  });
+}
+
+function postgresSettings(options: ProfileOptions) {
+  return {
     poolSize: options.workers,
     timeoutMs: options.queryTimeoutMs,
     maxWaiting: options.maxWaiting,
     onIdleError: options.onIdleError,
-  });
+    replicasOnly: options.replicasOnly,
+    onChange: options.onServerChange,
+  };
+}
+
+/**
+ * Replicas a psql_dos profile names in its storage settings: `"quarry_replicas": ["postgres://…", …]` (AiiDA
+ * itself ignores the key).
+ */
+function profileReplicas(value: unknown, profile: string, file: string): string[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string' && /^postgres(ql)?:\/\//.test(v))) {
+    return value as string[];
+  }
+  throw new StorageOpenError(
+    `profile "${profile}" in ${file}: storage.config.quarry_replicas must be a list of postgres:// URLs`,
+  );
 }
 
 /** A core.sqlite_dos folder: `database.sqlite` and the `container/` of its files. */

@@ -35,6 +35,11 @@ export interface Database {
   all(statement: SqlStatement, budget?: QueryBudget): Promise<SqlRow[]>;
   /** The rows as arrays of their column values, in the statement's order: no object per row to build. */
   values(statement: SqlStatement, budget?: QueryBudget): Promise<unknown[][]>;
+  /**
+   * For a live database: a token that changes when its data can have changed, from the server that runs the
+   * statements of the request the budget belongs to.
+   */
+  dataVersion?(budget?: QueryBudget): Promise<string>;
   close(): Promise<void>;
 }
 

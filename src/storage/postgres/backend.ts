@@ -1,10 +1,13 @@
 /** A core.psql_dos profile: its PostgreSQL database and its disk-objectstore repository, read-only. */
 import { StorageOpenError, type Repository, type StorageBackend } from '../types.js';
 import { PostgresDatabase, type PostgresOptions } from './database.js';
+import { PostgresServers, ServerLostError, type ServersOptions } from './servers.js';
 
-export interface OpenPostgresOptions extends Omit<PostgresOptions, 'url'> {
+export interface OpenPostgresOptions extends Omit<PostgresOptions, 'url'>, ServersOptions {
   /** The name `?profile=` selects it by. */
   name: string;
+  /** Read replicas of the database (streaming standbys), as connection URLs; each gets a pool of its own. */
+  replicas?: string[];
 }
 
 /** Schema revisions of aiida-core 2.x whose tables Quarry reads. */
@@ -15,10 +18,15 @@ export async function openPostgres(
   repository: Repository,
   options: OpenPostgresOptions,
 ): Promise<StorageBackend> {
-  const db = new PostgresDatabase({ url, ...options });
+  const { replicas = [], replicasOnly, retryMs, onChange, ...settings } = options;
+  const db = new PostgresServers(
+    new PostgresDatabase({ url, ...settings }),
+    replicas.map((replica) => new PostgresDatabase({ ...settings, url: replica })),
+    { replicasOnly, retryMs, onChange },
+  );
   let revision: string;
   try {
-    revision = await schemaRevision(db, url);
+    revision = await schemaRevision(db, url, 1 + replicas.length);
   } catch (error) {
     await db.close();
     throw error;
@@ -30,17 +38,12 @@ export async function openPostgres(
     aiidaVersion: `2.x (database schema ${revision})`,
     db,
     repository,
-    // Statistics of a live database are recomputed when nodes were added, changed or deleted.
-    dataVersion: async () => {
-      const rows = await db.all({
-        sql:
-          'SELECT (SELECT max(id) FROM db_dbnode) AS id, (SELECT max(mtime) FROM db_dbnode) AS mtime, ' +
-          "(SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables WHERE relname = 'db_dbnode') AS changes",
-        params: [],
-      });
-      const r = rows[0] ?? {};
-      return `${String(r.id)}|${String(r.mtime)}|${String(r.changes)}`;
+    // What Quarry keeps of a live database (statistics, counts) is kept under the version of the server that
+    // computed it; `this` is the request's view of the storage, whose database knows the request's server.
+    dataVersion(this: StorageBackend) {
+      return (this.db.dataVersion as NonNullable<typeof this.db.dataVersion>)();
     },
+    health: () => db.health(),
     async close() {
       if (closed) return;
       closed = true;
@@ -49,11 +52,19 @@ export async function openPostgres(
   };
 }
 
-async function schemaRevision(db: PostgresDatabase, url: string): Promise<string> {
+/** The schema revision, read from the first of the `servers` that answers (a primary may be down at a start). */
+async function schemaRevision(db: PostgresServers, url: string, servers: number): Promise<string> {
   const where = redacted(url);
   let rows;
   try {
-    rows = await db.all({ sql: 'SELECT version_num FROM alembic_version', params: [] });
+    for (let tries = 1; ; tries++) {
+      try {
+        rows = await db.all({ sql: 'SELECT version_num FROM alembic_version', params: [] });
+        break;
+      } catch (error) {
+        if (!(error instanceof ServerLostError) || tries >= servers) throw error;
+      }
+    }
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
     if (/alembic_version/.test(message ?? '')) {

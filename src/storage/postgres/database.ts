@@ -3,6 +3,7 @@
  * (default_transaction_read_only) and stops statements at the time limit; a database that goes away answers
  * 503 quickly, and the pool reconnects by itself once it is back.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Admission } from '../admission.js';
 import {
@@ -28,6 +29,8 @@ export interface PostgresOptions {
   maxWaiting?: number;
   /** Where to report sessions that fail while idle (the database restarted, say). */
   onIdleError?: (error: Error) => void;
+  /** How long a data version is trusted before the server is asked again, in milliseconds (default 1 s). */
+  versionCheckMs?: number;
 }
 
 const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802, timestamp: 1114, timestamptz: 1184 };
@@ -62,16 +65,33 @@ const DATA_ERROR =
   'the columns they compare with (numbers for ids, date-times for ctime, mtime and time), and the casts ' +
   '("cast": "i", "f", "b") and functions ("func") of the projections against the values they convert.';
 
+/**
+ * Statements a session keeps prepared before it is closed instead of reused: the API's own shapes are a few
+ * dozen, but filters and posted queries can make any number, and each costs the server memory per session.
+ */
+const PREPARED_PER_SESSION = 500;
+
+/**
+ * Which transactions the server sees as committed, as text (`xmin:xmax:in-progress`). It changes when a write
+ * commits anywhere in the cluster, on a primary and on a standby replaying it alike, and costs no table scan.
+ */
+const SNAPSHOT = 'SELECT txid_current_snapshot()::text AS snapshot';
+
 export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
+  /** `host:port/database`, for messages, `/readyz` and `/metrics`. */
+  readonly where: string;
   private readonly pool: pg.Pool;
-  private readonly where: string;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly admission: Admission;
+  private readonly prepared = new WeakMap<pg.PoolClient, Set<string>>();
+  private readonly versionCheckMs: number;
+  private version: { value: Promise<string>; at: number } | undefined;
 
   constructor(options: PostgresOptions) {
     this.timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? 30_000));
+    this.versionCheckMs = options.versionCheckMs ?? 1_000;
     this.url = options.url;
     const url = new URL(options.url);
     this.where = `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
@@ -98,6 +118,46 @@ export class PostgresDatabase implements Database {
 
   values(statement: SqlStatement, budget?: QueryBudget): Promise<unknown[][]> {
     return this.run(statement, true, budget) as Promise<unknown[][]>;
+  }
+
+  /**
+   * A token that changes when the data can have changed: the server's snapshot, asked at most once per
+   * `versionCheckMs` however many requests want it, so that a request costs no scan of the nodes to see whether
+   * what Quarry keeps is still true.
+   */
+  dataVersion(budget?: QueryBudget): Promise<string> {
+    const now = Date.now();
+    if (this.version && now - this.version.at < this.versionCheckMs) return this.version.value;
+    const value = this.all({ sql: SNAPSHOT, params: [] }, budget).then((rows) => String(rows[0]?.snapshot));
+    const version = { value, at: now };
+    this.version = version;
+    // A failed check is asked again by the next request, not remembered.
+    value.catch(() => {
+      if (this.version === version) this.version = undefined;
+    });
+    return value;
+  }
+
+  /**
+   * Whether the server answers now, within `waitMs`: a session of its own, outside the admission of queries,
+   * so that a busy pool does not make a healthy server look down.
+   */
+  async ping(waitMs = 2_000): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: waitMs,
+      application_name: 'quarry',
+      options: `-c statement_timeout=${waitMs}`,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      void client.end().catch(() => undefined);
+    }
   }
 
   private async run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
@@ -138,9 +198,15 @@ export class PostgresDatabase implements Database {
       client.release();
       return Promise.reject(QueryTimeoutError.atLimit(this.timeoutMs));
     }
-    const query: Promise<{ rows: unknown[] }> = arrays
-      ? client.query({ text: statement.sql, values: statement.params, rowMode: 'array' })
-      : client.query(statement.sql, statement.params);
+    const name = this.preparedName(client, statement.sql);
+    const query: Promise<{ rows: unknown[] }> = client.query({
+      text: statement.sql,
+      values: statement.params,
+      ...(name === undefined ? {} : { name }),
+      ...(arrays ? { rowMode: 'array' } : {}),
+    });
+    // A session that prepared its fill of statements is closed after this one, and a fresh one starts empty.
+    const full = (this.prepared.get(client)?.size ?? 0) >= PREPARED_PER_SESSION;
     return new Promise((resolve, reject) => {
       let settled = false;
       const settle = (release: () => void, answer: () => void) => {
@@ -169,12 +235,26 @@ export class PostgresDatabase implements Database {
       query.then(
         (result) =>
           settle(
-            () => client.release(),
+            () => client.release(full || undefined),
             () => resolve(result.rows as unknown[]),
           ),
         onError,
       );
     });
+  }
+
+  /**
+   * Statements run by name, so that each session parses and plans a shape once rather than on every request.
+   * The name is the text's digest: the same text has the same name in every session and process.
+   */
+  private preparedName(client: pg.PoolClient, sql: string): string | undefined {
+    let names = this.prepared.get(client);
+    if (!names) this.prepared.set(client, (names = new Set()));
+    const name = `q${createHash('sha1').update(sql).digest('base64url')}`;
+    if (names.has(name)) return name;
+    if (names.size >= PREPARED_PER_SESSION) return undefined;
+    names.add(name);
+    return name;
   }
 
   /** Sessions open, idle, and requests waiting for one (for tests and monitoring). */

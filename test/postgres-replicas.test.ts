@@ -1,0 +1,186 @@
+/**
+ * A PostgreSQL source with a real read replica: a throw-away primary holding the rich conformance profile and a
+ * streaming standby made from it with `pg_basebackup -R`, served through Quarry over HTTP. Needs PostgreSQL
+ * (.ci/run installs it) and the conformance data; skips without them.
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { buildApp } from '../src/http/app.js';
+import { openContainer } from '../src/storage/disk-objectstore.js';
+import { openPostgres } from '../src/storage/postgres/backend.js';
+import type { PostgresServers } from '../src/storage/postgres/servers.js';
+import type { StorageBackend } from '../src/storage/types.js';
+import { conformanceDir, loadArchiveCase, replayArchive } from './conformance/replay.js';
+import { unpackContainer } from './support/profile-fixtures.js';
+
+const dataDir = join(conformanceDir(), 'data');
+const dump = join(dataDir, 'rich-psql.sql.gz');
+const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Read transactions a server has run in the rich database (its own statistics, flushed about once a second). */
+function transactions(cluster: Cluster): number {
+  return Number(sql(cluster, 'postgres', "SELECT xact_commit FROM pg_stat_database WHERE datname = 'rich'"));
+}
+
+const sql = (cluster: Cluster, database: string, text: string) => cluster.sql(database, text).trim();
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(100);
+  }
+}
+
+describe.skipIf(!available)('PostgreSQL with a streaming read replica', () => {
+  let primary: Cluster;
+  let standby: Cluster;
+  let repository: string;
+  const opened: { app: FastifyInstance; backend: StorageBackend }[] = [];
+
+  /** Quarry serving the primary and its replica, listening on a loopback port. */
+  async function serve(options: { replicasOnly?: boolean } = {}) {
+    const backend = await openPostgres(primary.url('rich'), await openContainer(repository), {
+      name: 'rich',
+      replicas: [standby.url('rich')],
+      poolSize: 4,
+      timeoutMs: 10_000,
+      retryMs: 100,
+      ...options,
+    });
+    const app = await buildApp({ backends: [backend], queryTimeoutMs: 10_000 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    opened.push({ app, backend });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v4`;
+    const servers = () => (backend.db as PostgresServers).states();
+    return { app, backend, base, servers };
+  }
+
+  beforeAll(async () => {
+    primary = await startCluster();
+    primary.restore('rich', dump);
+    standby = await startCluster({ standbyOf: primary });
+    repository = await unpackContainer(
+      join(dataDir, 'rich-container-loose.tar.gz'),
+      mkdtempSync(join(tmpdir(), 'quarry-replica-')),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const { app, backend } of opened) {
+      await app.close();
+      await backend.close();
+    }
+    standby?.destroy();
+    primary?.destroy();
+  });
+
+  it('is a real standby: it refuses writes and replays what the primary commits', async () => {
+    expect(sql(standby, 'postgres', 'SELECT pg_is_in_recovery()')).toBe('t');
+    expect(() => standby.sql('rich', "UPDATE db_dbnode SET label = 'x'")).toThrow(/read-only/);
+    const first = 'SELECT label FROM db_dbnode ORDER BY id LIMIT 1';
+    const label = sql(primary, 'rich', first);
+    const setLabel = (text: string) =>
+      primary.sql(
+        'rich',
+        `UPDATE db_dbnode SET label = '${text}' WHERE id = (SELECT min(id) FROM db_dbnode)`,
+      );
+    setLabel('replayed');
+    await until('the standby replays the change', () => sql(standby, 'rich', first) === 'replayed');
+    setLabel(label.replace(/'/g, "''"));
+    await until('the standby replays it back', () => sql(standby, 'rich', first) === label);
+  });
+
+  it(
+    'answers every conformance request from the replica as the reference did',
+    { timeout: 120_000 },
+    async () => {
+      const data = loadArchiveCase('rich', 'psql');
+      if (!data) throw new Error('the recorded answers of rich as core.psql_dos are missing');
+      const { app, servers } = await serve({ replicasOnly: true });
+      const before = transactions(standby);
+      const primaryBefore = transactions(primary);
+      const verdicts = await replayArchive(app, data);
+      const failures = verdicts.filter((v) => v.inScope && !v.agree);
+      expect(failures.map((f) => `${f.id}: ${f.problem}`)).toEqual([]);
+      // The replica ran the reads (its statistics count them), the primary next to none.
+      await until('the replica counts the reads', () => transactions(standby) - before > 100);
+      expect(transactions(primary) - primaryBefore).toBeLessThan(20);
+      expect(servers().map((s) => [s.role, s.up])).toEqual([
+        ['primary', true],
+        ['replica', true],
+      ]);
+    },
+  );
+
+  /**
+   * Clients that ask for pages and nodes one after another for `ms`, counting every answer that is not a 200;
+   * `during` runs a little after they start.
+   */
+  async function load(base: string, ms: number, during: () => Promise<void>) {
+    const statuses: number[] = [];
+    const problems: string[] = [];
+    const stopAt = Date.now() + ms;
+    const client = async (i: number) => {
+      while (Date.now() < stopAt) {
+        const url =
+          i % 2 ? `${base}/nodes/page/${(statuses.length % 5) + 1}/?perpage=5` : `${base}/computers/`;
+        try {
+          const answer = await fetch(url);
+          await answer.arrayBuffer();
+          statuses.push(answer.status);
+          if (answer.status !== 200) problems.push(`${answer.status} ${url}`);
+        } catch (error) {
+          problems.push(`${(error as Error).message} ${url}`);
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, (_, i) => client(i));
+    await sleep(300);
+    await during();
+    await Promise.all(clients);
+    return { answered: statuses.length, problems };
+  }
+
+  it('loses no request when the replica stops under load, and uses it again when it is back', async () => {
+    const { base, servers, backend } = await serve();
+    const { answered, problems } = await load(base, 3_000, async () => standby.stop());
+    // Requests in flight on the replica when it died were run again on the primary: none was lost.
+    const rerun = (backend.db as PostgresServers).serversLost;
+    console.log(`replica stopped under load: ${answered} answers, ${rerun} requests run again, none lost`);
+    expect(problems).toEqual([]);
+    expect(answered).toBeGreaterThan(50);
+    expect(servers().find((s) => s.role === 'replica')?.up).toBe(false);
+
+    standby.start();
+    await until('the replica is taken back', () => servers().every((s) => s.up));
+    const before = transactions(standby);
+    for (let i = 0; i < 40; i++) expect((await fetch(`${base}/nodes/page/1/?perpage=5`)).status).toBe(200);
+    await until('reads reach the replica again', () => transactions(standby) > before);
+  }, 60_000);
+
+  it('keeps answering from the replica while the primary is stopped', async () => {
+    const { base, servers, backend } = await serve();
+    const { answered, problems } = await load(base, 3_000, async () => primary.stop());
+    try {
+      const rerun = (backend.db as PostgresServers).serversLost;
+      console.log(`primary stopped under load: ${answered} answers, ${rerun} requests run again, none lost`);
+      expect(problems).toEqual([]);
+      expect(answered).toBeGreaterThan(50);
+      expect(servers().map((s) => [s.role, s.up])).toEqual([
+        ['primary', false],
+        ['replica', true],
+      ]);
+    } finally {
+      primary.start();
+    }
+    await until('the primary is taken back', () => servers().every((s) => s.up));
+  }, 60_000);
+});
