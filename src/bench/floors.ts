@@ -39,6 +39,8 @@ export async function recordAccesses(
     db: {
       ...backend.db,
       dialect: backend.db.dialect,
+      // Prototype methods (a live database's data version) are not copied by the spread above.
+      ...(backend.db.dataVersion ? { dataVersion: backend.db.dataVersion.bind(backend.db) } : {}),
       all: (s) => (current.statements.push({ statement: s, arrays: false }), backend.db.all(s)),
       values: (s) => (current.statements.push({ statement: s, arrays: true }), backend.db.values(s)),
       close: async () => {},
