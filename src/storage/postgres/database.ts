@@ -110,6 +110,9 @@ export class PostgresDatabase implements Database {
     this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
     // An idle session dropped by the server (restart, admin) must not bring the process down.
     this.pool.on('error', (error) => options.onIdleError?.(error));
+    // Nor one that fails between the pool's hands and a query's (a server shutting down tells every session at
+    // once): each session always has a listener; the query that uses it next fails and closes it.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   all(statement: SqlStatement, budget?: QueryBudget): Promise<SqlRow[]> {
