@@ -10,19 +10,16 @@ import { Num, Section, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
 import { downloadText } from './download.js';
 import { CellTable } from './StructureView.js';
+import { fetchAttributes } from './contents.js';
 
 export default function CifView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [attributes, text] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
+        fetchAttributes(api, node.uuid, signal),
         downloadText(api, node.uuid, 'cif', signal),
       ]);
-      return { attributes: attributes.data.attributes, cif: cifStructure(text) };
+      return { attributes, cif: cifStructure(text) };
     },
     [node.uuid, api],
   );

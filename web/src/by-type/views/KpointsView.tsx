@@ -5,6 +5,7 @@ import type { TypeViewProps } from '../index.js';
 import { kpointLabels, kpointsMesh, meshText } from '../logic/kpoints.js';
 import { Num, Section, useShown } from './common.js';
 import { downloadJson } from './download.js';
+import { fetchAttributes, fetchDerived } from './contents.js';
 
 interface Loaded {
   attributes: Record<string, unknown>;
@@ -15,20 +16,11 @@ interface Loaded {
 export default function KpointsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal): Promise<Loaded> => {
-      const [attributes, derived] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
-        api.get<{ derived_properties: { explicit_kpoints_rel?: number[][] } }>(
-          `/nodes/${node.uuid}/contents/derived_properties/`,
-          undefined,
-          { signal },
-        ),
+      const [attrs, derived] = await Promise.all([
+        fetchAttributes(api, node.uuid, signal),
+        fetchDerived<{ explicit_kpoints_rel?: number[][] }>(api, node.uuid, signal),
       ]);
-      const attrs = attributes.data.attributes;
-      const points = derived.data.derived_properties.explicit_kpoints_rel ?? [];
+      const points = derived.explicit_kpoints_rel ?? [];
       // Weights are stored only with an explicit list; the json download carries them.
       let weights: number[] | undefined;
       if ('array|weights' in attrs) {

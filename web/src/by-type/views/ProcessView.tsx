@@ -14,24 +14,13 @@ import { isCalcJob } from '../logic/choose.js';
 import { filenameQuery, quotedParam, type Entry } from '../logic/files.js';
 import { logTone, processStatus } from '../logic/process.js';
 import { Section, useShown } from './common.js';
+import { useAttributes } from './contents.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
 
 export default function ProcessView({ node, api }: TypeViewProps) {
-  const attributes = useLoad(
-    async (signal) =>
-      (
-        await api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          {
-            signal,
-          },
-        )
-      ).data.attributes,
-    [node.uuid, api],
-  );
+  const attributes = useAttributes({ node, api });
   return (
     <div class="bt-view" data-view="process">
       <Section title="Process" id="bt-process">

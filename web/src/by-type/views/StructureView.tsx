@@ -7,6 +7,7 @@ import { cellParameters } from '../logic/cell.js';
 import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from '../logic/structure.js';
 import { Num, Section, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
+import { fetchAttributes, fetchDerived } from './contents.js';
 
 interface Derived {
   formula?: string;
@@ -17,22 +18,12 @@ export default function StructureView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [attributes, derived] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
-        api.get<{ derived_properties: Derived }>(
-          `/nodes/${node.uuid}/contents/derived_properties/`,
-          undefined,
-          {
-            signal,
-          },
-        ),
+        fetchAttributes(api, node.uuid, signal),
+        fetchDerived<Derived>(api, node.uuid, signal),
       ]);
       return {
-        crystal: crystalFromAttributes(attributes.data.attributes),
-        derived: derived.data.derived_properties,
+        crystal: crystalFromAttributes(attributes),
+        derived,
       };
     },
     [node.uuid, api],
