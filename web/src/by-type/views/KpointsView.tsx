@@ -3,7 +3,7 @@ import { Await } from '../../components/Await.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
 import { kpointLabels, kpointsMesh, meshText } from '../logic/kpoints.js';
-import { Num, Section, useShown } from './common.js';
+import { Num, Section, Table, useShown } from './common.js';
 import { downloadJson } from './download.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
 
@@ -68,42 +68,29 @@ function Kpoints({ attributes, points, weights }: Loaded) {
       </Section>
       {points.length > 0 && (
         <Section title={mesh ? 'Points of the mesh (fractional)' : 'Points (fractional)'} id="bt-kpoint-list">
-          <div class="bt-scroll">
-            <table class="bt-table" data-testid="kpoints">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col" class="bt-num">
-                    k₁
-                  </th>
-                  <th scope="col" class="bt-num">
-                    k₂
-                  </th>
-                  <th scope="col" class="bt-num">
-                    k₃
-                  </th>
-                  {weights && (
-                    <th scope="col" class="bt-num">
-                      Weight
-                    </th>
-                  )}
-                  {labels.size > 0 && <th scope="col">Label</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((p, i) => (
-                  <tr key={i}>
-                    <td>{i}</td>
-                    {p.map((v, k) => (
-                      <Num key={k} value={v} digits={6} />
-                    ))}
-                    {weights && <Num value={weights[i]} />}
-                    {labels.size > 0 && <td>{labels.get(i) ?? ''}</td>}
-                  </tr>
+          <Table
+            testid="kpoints"
+            scroll
+            columns={[
+              '#',
+              { num: 'k₁' },
+              { num: 'k₂' },
+              { num: 'k₃' },
+              weights !== undefined && { num: 'Weight' },
+              labels.size > 0 && 'Label',
+            ]}
+          >
+            {shown.map((p, i) => (
+              <tr key={i}>
+                <td>{i}</td>
+                {p.map((v, k) => (
+                  <Num key={k} value={v} digits={6} />
                 ))}
-              </tbody>
-            </table>
-          </div>
+                {weights && <Num value={weights[i]} />}
+                {labels.size > 0 && <td>{labels.get(i) ?? ''}</td>}
+              </tr>
+            ))}
+          </Table>
           {more}
         </Section>
       )}
