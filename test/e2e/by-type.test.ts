@@ -13,17 +13,11 @@ import {
   screenshot,
   serveExplorer,
   watchedPage,
+  type ApiNode,
   type WatchedPage,
 } from './support.js';
 
-const missing = browserMissing();
-
-interface Node {
-  uuid: string;
-  id: number;
-  label: string;
-  node_type: string;
-}
+const missing = browserMissing(import.meta.filename);
 
 /** How many pixels of a PNG differ clearly from its top-left pixel (the background), counted in the page. */
 async function drawnPixels(page: Page, png: Buffer): Promise<number> {
@@ -51,7 +45,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
   let browser: Browser;
   const first = async (fullType: string, n = 1) =>
     (
-      await served.api<{ nodes: Node[] }>(
+      await served.api<{ nodes: ApiNode[] }>(
         `/nodes/page/1/?perpage=${n}&orderby=id&full_type=${encodeURIComponent(`"${fullType}"`)}`,
       )
     ).data.nodes;
@@ -100,7 +94,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
 
     // The graph: the node and its neighbours as links/tree answers them.
     const tree = (
-      await served.api<{ nodes: Array<{ incoming: Node[]; outgoing: Node[] }> }>(
+      await served.api<{ nodes: Array<{ incoming: ApiNode[]; outgoing: ApiNode[] }> }>(
         `/nodes/${structure!.uuid}/links/tree/?in_limit=20&out_limit=20`,
       )
     ).data.nodes[0]!;
@@ -138,7 +132,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
       .poll(() => page.locator('[data-testid="graph-selection"]').textContent(), { timeout: 10_000 })
       .toContain(`${target.id}`);
     const targetTree = (
-      await served.api<{ nodes: Array<{ incoming: Node[]; outgoing: Node[] }> }>(
+      await served.api<{ nodes: Array<{ incoming: ApiNode[]; outgoing: ApiNode[] }> }>(
         `/nodes/${target.uuid}/links/tree/?in_limit=20&out_limit=20`,
       )
     ).data.nodes[0]!;
@@ -199,7 +193,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     // A calcjob that logged something and has a retrieved folder.
     const calcs = await first('process.calculation.calcjob.CalcJobNode.|%', 40);
     let chosen:
-      { node: Node; logs: Array<{ message: string }>; attributes: Record<string, unknown> } | undefined;
+      { node: ApiNode; logs: Array<{ message: string }>; attributes: Record<string, unknown> } | undefined;
     for (const node of calcs) {
       const logs = (await served.api<{ logs: Array<{ message: string }> }>(`/processes/${node.uuid}/report/`))
         .data.logs;

@@ -18,8 +18,7 @@ import {
   type WatchedPage,
 } from './support.js';
 
-const missing = browserMissing();
-if (missing) console.warn(`test/e2e/every-source.test.ts: ${missing}`);
+const missing = browserMissing(import.meta.filename);
 
 const archives = ['rich', 'arithmetic.add', 'export_main_0001_simple', 'graph1'].map((name) =>
   join(conformanceData, `${name}.aiida`),

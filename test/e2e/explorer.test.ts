@@ -13,18 +13,11 @@ import {
   screenshot,
   serveExplorer,
   watchedPage,
+  type ApiNode,
   type WatchedPage,
 } from './support.js';
 
-const missing = browserMissing();
-if (missing) console.warn(`test/e2e/explorer.test.ts: ${missing}`);
-
-interface Node {
-  uuid: string;
-  id: number;
-  label: string;
-  node_type: string;
-}
+const missing = browserMissing(import.meta.filename);
 
 describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
@@ -75,7 +68,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
 
   it('the search box opens a node by pk or UUID start, and lists nodes by label', async () => {
     const { page } = watched;
-    const some = (await served.api<{ nodes: Node[] }>('/nodes/?orderby=id&limit=1&offset=100')).data
+    const some = (await served.api<{ nodes: ApiNode[] }>('/nodes/?orderby=id&limit=1&offset=100')).data
       .nodes[0]!;
     const search = async (text: string) => {
       await page.goto(`${served.base}/`);
@@ -88,7 +81,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     await page.waitForURL(new RegExp(`/nodes/${some.uuid}$`));
     await search('diamond');
     await page.waitForURL(/\/nodes\?label=diamond$/);
-    const byLabel = await served.api<{ nodes: Node[] }>(
+    const byLabel = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?label=ilike=${encodeURIComponent('"%diamond%"')}&orderby=-ctime,id&limit=20`,
     );
     await expect.poll(uuidsShown).toEqual(byLabel.data.nodes.map((n) => n.uuid));
@@ -116,7 +109,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     await page.waitForURL(/\/nodes\?type=/);
     const full = new URL(page.url()).searchParams.get('type')!;
     const filter = `full_type=${encodeURIComponent(`"${full}"`)}`;
-    const first = await served.api<{ nodes: Node[] }>(
+    const first = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/page/1/?perpage=20&orderby=-ctime,id&${filter}`,
     );
     await expect.poll(uuidsShown).toEqual(first.data.nodes.map((n) => n.uuid));
@@ -125,7 +118,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL(/page=2/);
-    const second = await served.api<{ nodes: Node[] }>(
+    const second = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/page/2/?perpage=20&orderby=-ctime,id&${filter}`,
     );
     await expect.poll(uuidsShown).toEqual(second.data.nodes.map((n) => n.uuid));
@@ -133,7 +126,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     // Sorting by label, ascending.
     await page.getByRole('button', { name: /^Label/ }).click();
     await page.waitForURL(/sort=label/);
-    const sorted = await served.api<{ nodes: Node[] }>(
+    const sorted = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/page/1/?perpage=20&orderby=label,id&${filter}`,
     );
     await expect.poll(uuidsShown).toEqual(sorted.data.nodes.map((n) => n.uuid));
@@ -143,7 +136,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     await page.getByLabel('to', { exact: true }).fill('2019-12-31');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/from=2019-03-01&to=2019-12-31/);
-    const in2019 = await served.api<{ nodes: Node[] }>(
+    const in2019 = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/page/1/?perpage=20&orderby=label,id&${filter}&ctime>=2019-03-01T00:00:00&ctime<2020-01-01T00:00:00`,
     );
     await expect.poll(uuidsShown).toEqual(in2019.data.nodes.map((n) => n.uuid));
@@ -154,7 +147,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     await page.getByLabel('Label contains').fill('Si');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/label=Si/);
-    const bySi = await served.api<{ nodes: Node[] }>(
+    const bySi = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/page/1/?perpage=20&orderby=label,id&${filter}&label=ilike=${encodeURIComponent('"%Si%"')}`,
     );
     expect(bySi.total).toBeGreaterThan(0);
@@ -167,11 +160,11 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     const target = (await uuidsShown())[0]!;
     await page.locator(`table.nodes a[title="${target}"]`).click();
     await page.waitForURL(new RegExp(`/nodes/${target}`));
-    const node = (await served.api<{ nodes: Node[] }>(`/nodes/${target}/`)).data.nodes[0]!;
+    const node = (await served.api<{ nodes: ApiNode[] }>(`/nodes/${target}/`)).data.nodes[0]!;
     await expect.poll(() => page.locator('[data-field="uuid"]').textContent()).toBe(node.uuid);
     expect(await page.locator('h1').textContent()).toBe(node.label || '(no label)');
     expect(await page.locator('[data-field="pk"]').textContent()).toBe(String(node.id));
-    const outgoing = await served.api<{ outgoing: Node[] }>(
+    const outgoing = await served.api<{ outgoing: ApiNode[] }>(
       `/nodes/${target}/links/outgoing/page/1/?perpage=20`,
     );
     const rows = page.locator('#outgoing table tbody tr');
@@ -206,7 +199,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
 
   it("a calculation's files: a folder opens, a file previews as the repository holds it", async () => {
     const { page } = watched;
-    const calcs = await served.api<{ nodes: Node[] }>(
+    const calcs = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?full_type=${encodeURIComponent('"process.calculation.calcjob.CalcJobNode.|%"')}&orderby=id&limit=1`,
     );
     const calc = calcs.data.nodes[0]!;

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cli, serveProcesses, type Serving } from '../support/serving.js';
 
@@ -16,14 +16,24 @@ export const screenshotDir = join(repoRoot, 'test-results/screenshots');
 const builtPage = join(repoRoot, 'dist/web/index.html');
 
 /**
- * Why the browser tests cannot run here, or undefined when they can. CI sets QUARRY_REQUIRE_BROWSER, so that a
- * missing browser fails there instead of skipping.
+ * Why the browser tests cannot run here, or undefined when they can; said on the console for `testFile` (its
+ * `import.meta.filename`), so that a skipped file says why. CI sets QUARRY_REQUIRE_BROWSER, so that a missing
+ * browser fails there instead of skipping.
  */
-export function browserMissing(): string | undefined {
+export function browserMissing(testFile?: string): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
   const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium); the browser tests are skipped`;
   if (process.env.QUARRY_REQUIRE_BROWSER) throw new Error(`${reason}, but QUARRY_REQUIRE_BROWSER is set`);
+  if (testFile !== undefined) console.warn(`${relative(repoRoot, testFile)}: ${reason}`);
   return reason;
+}
+
+/** A node as the API lists it: the fields the browser tests compare with the page. */
+export interface ApiNode {
+  uuid: string;
+  id: number;
+  label: string;
+  node_type: string;
 }
 
 /** `npm run build` unless the CLI and the web app are built (CI's `npm ci` builds both). */

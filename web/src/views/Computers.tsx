@@ -6,6 +6,7 @@ import { Await } from '../components/Await.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { JsonTree } from '../components/JsonTree.js';
 import { Link } from '../components/Link.js';
+import { ListTable } from '../components/ListTable.js';
 
 export function ComputerList() {
   const { api } = useExplorer();
@@ -22,38 +23,29 @@ export function ComputerList() {
           answer.data.computers.length === 0 ? (
             <p>No computers.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Computers</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Label</th>
-                    <th scope="col">Host name</th>
-                    <th scope="col">Scheduler</th>
-                    <th scope="col">Transport</th>
-                    <th scope="col">Description</th>
+            <>
+              <ListTable
+                caption="Computers"
+                columns={['Label', 'Host name', 'Scheduler', 'Transport', 'Description']}
+              >
+                {answer.data.computers.map((c) => (
+                  <tr key={c.uuid}>
+                    <td>
+                      <Link path={`/computers/${c.uuid}`}>{c.label}</Link>
+                    </td>
+                    <td>{c.hostname}</td>
+                    <td>{c.scheduler_type}</td>
+                    <td>{c.transport_type}</td>
+                    <td>{c.description}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {answer.data.computers.map((c) => (
-                    <tr key={c.uuid}>
-                      <td>
-                        <Link path={`/computers/${c.uuid}`}>{c.label}</Link>
-                      </td>
-                      <td>{c.hostname}</td>
-                      <td>{c.scheduler_type}</td>
-                      <td>{c.transport_type}</td>
-                      <td>{c.description}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </ListTable>
               {(answer.totalCount ?? 0) > answer.data.computers.length && (
                 <p class="muted">
                   The first {answer.data.computers.length} of {answer.totalCount}.
                 </p>
               )}
-            </div>
+            </>
           )
         }
       </Await>

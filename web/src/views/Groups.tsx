@@ -9,6 +9,7 @@ import { CopyButton } from '../components/CopyButton.js';
 import { DateTime } from '../components/DateTime.js';
 import { JsonTree } from '../components/JsonTree.js';
 import { Link } from '../components/Link.js';
+import { ListTable } from '../components/ListTable.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
 
@@ -39,35 +40,22 @@ export function GroupList() {
             <p>No groups.</p>
           ) : (
             <>
-              <div class="table-wrap">
-                <table>
-                  <caption class="visually-hidden">Groups</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Label</th>
-                      <th scope="col">Description</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {answer.data.groups.map((g) => (
-                      <tr key={g.uuid}>
-                        <td>
-                          <Link path={`/groups/${g.uuid}`}>{g.label}</Link>
-                        </td>
-                        <td>{g.description}</td>
-                        <td>
-                          <code>{g.type_string}</code>
-                        </td>
-                        <td>
-                          <DateTime value={g.time} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <ListTable caption="Groups" columns={['Label', 'Description', 'Kind', 'Created']}>
+                {answer.data.groups.map((g) => (
+                  <tr key={g.uuid}>
+                    <td>
+                      <Link path={`/groups/${g.uuid}`}>{g.label}</Link>
+                    </td>
+                    <td>{g.description}</td>
+                    <td>
+                      <code>{g.type_string}</code>
+                    </td>
+                    <td>
+                      <DateTime value={g.time} />
+                    </td>
+                  </tr>
+                ))}
+              </ListTable>
               <Pager
                 page={page}
                 perpage={GROUPS_PER_PAGE}

@@ -6,6 +6,7 @@ import { kindName } from '../format.js';
 import type { LinkedNode } from '../types.js';
 import { Await } from '../components/Await.js';
 import { Link } from '../components/Link.js';
+import { ListTable } from '../components/ListTable.js';
 import { Pager } from '../components/Pager.js';
 
 const PER_PAGE = 20;
@@ -31,37 +32,27 @@ export function LinkTable({ uuid, direction }: { uuid: string; direction: 'incom
         if (links.length === 0 && page === 1) return <p class="muted">No {direction} links.</p>;
         return (
           <>
-            <div class="table-wrap">
-              <table class="links">
-                <caption class="visually-hidden">{direction} links</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Link label</th>
-                    <th scope="col">Link type</th>
-                    <th scope="col">{direction === 'incoming' ? 'From' : 'To'}</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">pk</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {links.map((link) => (
-                    <tr key={`${link.uuid}/${link.link_label}/${link.link_type}`}>
-                      <td>
-                        <code>{link.link_label}</code>
-                      </td>
-                      <td>{link.link_type}</td>
-                      <td>
-                        <Link path={`/nodes/${link.uuid}`}>
-                          {link.label === '' ? <em>{link.uuid.slice(0, 8)}</em> : link.label}
-                        </Link>
-                      </td>
-                      <td title={link.node_type}>{kindName(link)}</td>
-                      <td class="num">{link.id}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ListTable
+              caption={`${direction} links`}
+              class="links"
+              columns={['Link label', 'Link type', direction === 'incoming' ? 'From' : 'To', 'Type', 'pk']}
+            >
+              {links.map((link) => (
+                <tr key={`${link.uuid}/${link.link_label}/${link.link_type}`}>
+                  <td>
+                    <code>{link.link_label}</code>
+                  </td>
+                  <td>{link.link_type}</td>
+                  <td>
+                    <Link path={`/nodes/${link.uuid}`}>
+                      {link.label === '' ? <em>{link.uuid.slice(0, 8)}</em> : link.label}
+                    </Link>
+                  </td>
+                  <td title={link.node_type}>{kindName(link)}</td>
+                  <td class="num">{link.id}</td>
+                </tr>
+              ))}
+            </ListTable>
             {(answer.totalCount ?? 0) > PER_PAGE && (
               <Pager
                 page={page}

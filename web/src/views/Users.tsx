@@ -5,6 +5,7 @@ import { userName } from '../format.js';
 import type { User } from '../types.js';
 import { Await } from '../components/Await.js';
 import { Link } from '../components/Link.js';
+import { ListTable } from '../components/ListTable.js';
 
 export function UserList() {
   const { api } = useExplorer();
@@ -14,33 +15,20 @@ export function UserList() {
       <h1>Users</h1>
       <Await loaded={loaded} what="the users">
         {(answer) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Users</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Institution</th>
-                  <th scope="col">pk</th>
-                  <th scope="col">Nodes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.data.users.map((u) => (
-                  <tr key={u.id}>
-                    <td>{userName(u)}</td>
-                    <td>{u.institution}</td>
-                    <td class="num">{u.id}</td>
-                    <td>
-                      <Link path="/nodes" params={{ user: u.id }}>
-                        their nodes
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable caption="Users" columns={['Name', 'Institution', 'pk', 'Nodes']}>
+            {answer.data.users.map((u) => (
+              <tr key={u.id}>
+                <td>{userName(u)}</td>
+                <td>{u.institution}</td>
+                <td class="num">{u.id}</td>
+                <td>
+                  <Link path="/nodes" params={{ user: u.id }}>
+                    their nodes
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </ListTable>
         )}
       </Await>
     </>

@@ -7,6 +7,7 @@ import { arrayInfos, SMALL_ARRAY, tableRows, xySeries, type ArrayInfo } from '..
 import { Num, Section } from './common.js';
 import { downloadJson } from './download.js';
 import { LinePlot, SERIES } from './LinePlot.js';
+import { fetchAttributes } from './contents.js';
 
 /** Above this many numbers in all, the values are not fetched: the download link serves them. */
 const FETCH_LIMIT = 50_000;
@@ -21,12 +22,7 @@ export interface Loaded {
 export function useArrays({ node, api }: TypeViewProps) {
   return useLoad(
     async (signal): Promise<Loaded> => {
-      const answer = await api.get<{ attributes: Record<string, unknown> }>(
-        `/nodes/${node.uuid}/contents/attributes/`,
-        undefined,
-        { signal },
-      );
-      const attributes = answer.data.attributes;
+      const attributes = await fetchAttributes(api, node.uuid, signal);
       const infos = arrayInfos(attributes);
       const total = infos.reduce((n, a) => n + a.size, 0);
       const values =

@@ -6,20 +6,17 @@ import { bandsPlot, displayLabel, isBandsJson, type BandsPlot } from '../logic/b
 import { Section } from './common.js';
 import { downloadJson } from './download.js';
 import { LinePlot, SERIES } from './LinePlot.js';
+import { fetchAttributes } from './contents.js';
 
 export default function BandsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [json, attributes] = await Promise.all([
         downloadJson<unknown>(api, node.uuid, signal),
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
+        fetchAttributes(api, node.uuid, signal),
       ]);
       if (!isBandsJson(json)) throw new Error('the json download of these bands has no "paths" to plot');
-      const units = attributes.data.attributes.units;
+      const units = attributes.units;
       return { plot: bandsPlot(json), units: typeof units === 'string' ? units : '' };
     },
     [node.uuid, api],

@@ -6,23 +6,20 @@ import type { TypeViewProps } from '../index.js';
 import { cellParameters } from '../logic/cell.js';
 import { cifStructure, type CifStructure } from '../logic/cif.js';
 import { hillFormula } from '../logic/structure.js';
-import { Num, Section, useShown } from './common.js';
+import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
 import { downloadText } from './download.js';
 import { CellTable } from './StructureView.js';
+import { fetchAttributes } from './contents.js';
 
 export default function CifView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [attributes, text] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
+        fetchAttributes(api, node.uuid, signal),
         downloadText(api, node.uuid, 'cif', signal),
       ]);
-      return { attributes: attributes.data.attributes, cif: cifStructure(text) };
+      return { attributes, cif: cifStructure(text) };
     },
     [node.uuid, api],
   );
@@ -75,40 +72,18 @@ function Cif({
       </Section>
       <CellTable cell={cif.cell} params={cellParameters(cif.cell)} />
       <Section title="Atom sites (as listed in the file)" id="bt-cif-sites">
-        <div class="bt-scroll">
-          <table class="bt-table" data-testid="sites">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Element</th>
-                <th scope="col" class="bt-num">
-                  Occupancy
-                </th>
-                <th scope="col" class="bt-num">
-                  a (frac.)
-                </th>
-                <th scope="col" class="bt-num">
-                  b (frac.)
-                </th>
-                <th scope="col" class="bt-num">
-                  c (frac.)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((s, i) => (
-                <tr key={i}>
-                  <td>{s.label}</td>
-                  <td>{s.symbol}</td>
-                  <Num value={s.occupancy} />
-                  {s.fractional.map((v, k) => (
-                    <Num key={k} value={v} digits={5} />
-                  ))}
-                </tr>
+        <Table testid="sites" scroll columns={['Label', 'Element', { num: 'Occupancy' }, ...FRACTIONAL]}>
+          {shown.map((s, i) => (
+            <tr key={i}>
+              <td>{s.label}</td>
+              <td>{s.symbol}</td>
+              <Num value={s.occupancy} />
+              {s.fractional.map((v, k) => (
+                <Num key={k} value={v} digits={5} />
               ))}
-            </tbody>
-          </table>
-        </div>
+            </tr>
+          ))}
+        </Table>
         {more}
       </Section>
     </>

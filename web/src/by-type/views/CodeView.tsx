@@ -1,7 +1,7 @@
 /** Codes (installed, portable, legacy): how they run — executable, plugin, scripts — and their computer. */
 import { Await } from '../../components/Await.js';
-import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
+import { useAttributes } from './contents.js';
 import { Section } from './common.js';
 import { NodeComputer, Setting } from './ComputerSettings.js';
 
@@ -16,19 +16,7 @@ const FIRST = [
 ];
 
 export default function CodeView({ node, api }: TypeViewProps) {
-  const loaded = useLoad(
-    async (signal) =>
-      (
-        await api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          {
-            signal,
-          },
-        )
-      ).data.attributes,
-    [node.uuid, api],
-  );
+  const loaded = useAttributes({ node, api });
   return (
     <div class="bt-view" data-view="code">
       <Await loaded={loaded} what="the code's settings">

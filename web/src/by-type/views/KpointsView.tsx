@@ -3,8 +3,9 @@ import { Await } from '../../components/Await.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
 import { kpointLabels, kpointsMesh, meshText } from '../logic/kpoints.js';
-import { Num, Section, useShown } from './common.js';
+import { Num, Section, Table, useShown } from './common.js';
 import { downloadJson } from './download.js';
+import { fetchAttributes, fetchDerived } from './contents.js';
 
 interface Loaded {
   attributes: Record<string, unknown>;
@@ -15,20 +16,11 @@ interface Loaded {
 export default function KpointsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal): Promise<Loaded> => {
-      const [attributes, derived] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
-        api.get<{ derived_properties: { explicit_kpoints_rel?: number[][] } }>(
-          `/nodes/${node.uuid}/contents/derived_properties/`,
-          undefined,
-          { signal },
-        ),
+      const [attrs, derived] = await Promise.all([
+        fetchAttributes(api, node.uuid, signal),
+        fetchDerived<{ explicit_kpoints_rel?: number[][] }>(api, node.uuid, signal),
       ]);
-      const attrs = attributes.data.attributes;
-      const points = derived.data.derived_properties.explicit_kpoints_rel ?? [];
+      const points = derived.explicit_kpoints_rel ?? [];
       // Weights are stored only with an explicit list; the json download carries them.
       let weights: number[] | undefined;
       if ('array|weights' in attrs) {
@@ -76,42 +68,29 @@ function Kpoints({ attributes, points, weights }: Loaded) {
       </Section>
       {points.length > 0 && (
         <Section title={mesh ? 'Points of the mesh (fractional)' : 'Points (fractional)'} id="bt-kpoint-list">
-          <div class="bt-scroll">
-            <table class="bt-table" data-testid="kpoints">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col" class="bt-num">
-                    k₁
-                  </th>
-                  <th scope="col" class="bt-num">
-                    k₂
-                  </th>
-                  <th scope="col" class="bt-num">
-                    k₃
-                  </th>
-                  {weights && (
-                    <th scope="col" class="bt-num">
-                      Weight
-                    </th>
-                  )}
-                  {labels.size > 0 && <th scope="col">Label</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((p, i) => (
-                  <tr key={i}>
-                    <td>{i}</td>
-                    {p.map((v, k) => (
-                      <Num key={k} value={v} digits={6} />
-                    ))}
-                    {weights && <Num value={weights[i]} />}
-                    {labels.size > 0 && <td>{labels.get(i) ?? ''}</td>}
-                  </tr>
+          <Table
+            testid="kpoints"
+            scroll
+            columns={[
+              '#',
+              { num: 'k₁' },
+              { num: 'k₂' },
+              { num: 'k₃' },
+              weights !== undefined && { num: 'Weight' },
+              labels.size > 0 && 'Label',
+            ]}
+          >
+            {shown.map((p, i) => (
+              <tr key={i}>
+                <td>{i}</td>
+                {p.map((v, k) => (
+                  <Num key={k} value={v} digits={6} />
                 ))}
-              </tbody>
-            </table>
-          </div>
+                {weights && <Num value={weights[i]} />}
+                {labels.size > 0 && <td>{labels.get(i) ?? ''}</td>}
+              </tr>
+            ))}
+          </Table>
           {more}
         </Section>
       )}

@@ -13,25 +13,14 @@ import type { TypeViewProps } from '../index.js';
 import { isCalcJob } from '../logic/choose.js';
 import { filenameQuery, quotedParam, type Entry } from '../logic/files.js';
 import { logTone, processStatus } from '../logic/process.js';
-import { Section, useShown } from './common.js';
+import { Section, Table, useShown } from './common.js';
+import { useAttributes } from './contents.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
 
 export default function ProcessView({ node, api }: TypeViewProps) {
-  const attributes = useLoad(
-    async (signal) =>
-      (
-        await api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          {
-            signal,
-          },
-        )
-      ).data.attributes,
-    [node.uuid, api],
-  );
+  const attributes = useAttributes({ node, api });
   return (
     <div class="bt-view" data-view="process">
       <Section title="Process" id="bt-process">
@@ -188,44 +177,34 @@ function Relatives({
             </p>
           ) : (
             <>
-              <table class="bt-table" data-testid={`${direction}-calls`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Link</th>
-                    <th scope="col">Process</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {nodes.map((n) => {
-                    const attrs = (n.attributes ?? {}) as Record<string, unknown>;
-                    const s = processStatus(attrs);
-                    return (
-                      <tr key={`${n.uuid}${n.link_label}`}>
-                        <td>
-                          {n.link_label} <span class="bt-muted">({n.link_type})</span>
-                        </td>
-                        <td>
-                          <Link path={`/nodes/${n.uuid}`}>
-                            {String(attrs.process_label ?? n.node_type)} {n.id}
-                            {n.label ? ` ${n.label}` : ''}
-                          </Link>
-                        </td>
-                        <td>
-                          <span class={`bt-state bt-tone-${s.tone}`}>
-                            {s.state}
-                            {s.exitStatus !== undefined ? ` [${s.exitStatus}]` : ''}
-                          </span>
-                        </td>
-                        <td>
-                          <DateTime value={n.ctime} />
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <Table testid={`${direction}-calls`} columns={['Link', 'Process', 'State', 'Created']}>
+                {nodes.map((n) => {
+                  const attrs = (n.attributes ?? {}) as Record<string, unknown>;
+                  const s = processStatus(attrs);
+                  return (
+                    <tr key={`${n.uuid}${n.link_label}`}>
+                      <td>
+                        {n.link_label} <span class="bt-muted">({n.link_type})</span>
+                      </td>
+                      <td>
+                        <Link path={`/nodes/${n.uuid}`}>
+                          {String(attrs.process_label ?? n.node_type)} {n.id}
+                          {n.label ? ` ${n.label}` : ''}
+                        </Link>
+                      </td>
+                      <td>
+                        <span class={`bt-state bt-tone-${s.tone}`}>
+                          {s.state}
+                          {s.exitStatus !== undefined ? ` [${s.exitStatus}]` : ''}
+                        </span>
+                      </td>
+                      <td>
+                        <DateTime value={n.ctime} />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </Table>
               {total !== undefined && total > nodes.length && (
                 <p class="bt-muted">
                   The first {nodes.length} of {total}; the node's links list has them all.

@@ -1,24 +1,12 @@
 /** RemoteData: where the folder is on which computer (its files are on that machine, not in the data). */
 import { Await } from '../../components/Await.js';
-import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
+import { useAttributes } from './contents.js';
 import { Section } from './common.js';
 import { NodeComputer } from './ComputerSettings.js';
 
 export default function RemoteView({ node, api }: TypeViewProps) {
-  const loaded = useLoad(
-    async (signal) =>
-      (
-        await api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          {
-            signal,
-          },
-        )
-      ).data.attributes,
-    [node.uuid, api],
-  );
+  const loaded = useAttributes({ node, api });
   return (
     <div class="bt-view" data-view="remote">
       <Await loaded={loaded} what="the remote folder">

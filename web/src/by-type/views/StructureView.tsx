@@ -5,8 +5,9 @@ import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
 import { cellParameters } from '../logic/cell.js';
 import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from '../logic/structure.js';
-import { Num, Section, useShown } from './common.js';
+import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
+import { fetchAttributes, fetchDerived } from './contents.js';
 
 interface Derived {
   formula?: string;
@@ -17,22 +18,12 @@ export default function StructureView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [attributes, derived] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
-        api.get<{ derived_properties: Derived }>(
-          `/nodes/${node.uuid}/contents/derived_properties/`,
-          undefined,
-          {
-            signal,
-          },
-        ),
+        fetchAttributes(api, node.uuid, signal),
+        fetchDerived<Derived>(api, node.uuid, signal),
       ]);
       return {
-        crystal: crystalFromAttributes(attributes.data.attributes),
-        derived: derived.data.derived_properties,
+        crystal: crystalFromAttributes(attributes),
+        derived,
       };
     },
     [node.uuid, api],
@@ -81,50 +72,33 @@ function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Der
       </Section>
       <CellTable cell={crystal.cell} params={p} />
       <Section title="Sites" id="bt-sites">
-        <div class="bt-scroll">
-          <table class="bt-table" data-testid="sites">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Element</th>
-                <th scope="col" class="bt-num">
-                  x (Å)
-                </th>
-                <th scope="col" class="bt-num">
-                  y (Å)
-                </th>
-                <th scope="col" class="bt-num">
-                  z (Å)
-                </th>
-                <th scope="col" class="bt-num">
-                  a (frac.)
-                </th>
-                <th scope="col" class="bt-num">
-                  b (frac.)
-                </th>
-                <th scope="col" class="bt-num">
-                  c (frac.)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((s, i) => (
-                <tr key={i}>
-                  <td>{i + 1}</td>
-                  <td>{s.kind}</td>
-                  <td>{siteComposition(s)}</td>
-                  {s.position.map((v, k) => (
-                    <Num key={k} value={v} digits={5} />
-                  ))}
-                  {(s.fractional ?? [undefined, undefined, undefined]).map((v, k) => (
-                    <Num key={`f${k}`} value={v} digits={5} />
-                  ))}
-                </tr>
+        <Table
+          testid="sites"
+          scroll
+          columns={[
+            '#',
+            'Kind',
+            'Element',
+            { num: 'x (Å)' },
+            { num: 'y (Å)' },
+            { num: 'z (Å)' },
+            ...FRACTIONAL,
+          ]}
+        >
+          {shown.map((s, i) => (
+            <tr key={i}>
+              <td>{i + 1}</td>
+              <td>{s.kind}</td>
+              <td>{siteComposition(s)}</td>
+              {s.position.map((v, k) => (
+                <Num key={k} value={v} digits={5} />
               ))}
-            </tbody>
-          </table>
-        </div>
+              {(s.fractional ?? [undefined, undefined, undefined]).map((v, k) => (
+                <Num key={`f${k}`} value={v} digits={5} />
+              ))}
+            </tr>
+          ))}
+        </Table>
         {more}
       </Section>
     </>
@@ -140,68 +114,34 @@ export function CellTable({
 }) {
   return (
     <Section title="Cell" id="bt-cell">
-      <table class="bt-table" data-testid="cell-parameters">
-        <caption class="bt-muted">Lengths in Å, angles in degrees, volume {p.volume.toFixed(4)} Å³</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="bt-num">
-              a
-            </th>
-            <th scope="col" class="bt-num">
-              b
-            </th>
-            <th scope="col" class="bt-num">
-              c
-            </th>
-            <th scope="col" class="bt-num">
-              α
-            </th>
-            <th scope="col" class="bt-num">
-              β
-            </th>
-            <th scope="col" class="bt-num">
-              γ
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            {[p.a, p.b, p.c].map((v, i) => (
-              <Num key={i} value={v} digits={5} />
-            ))}
-            {[p.alpha, p.beta, p.gamma].map((v, i) => (
-              <Num key={`g${i}`} value={v} digits={3} />
-            ))}
-          </tr>
-        </tbody>
-      </table>
-      <table class="bt-table" data-testid="cell-vectors">
-        <caption class="bt-muted">Lattice vectors (Å)</caption>
-        <thead>
-          <tr>
-            <th scope="col">vector</th>
-            <th scope="col" class="bt-num">
-              x
-            </th>
-            <th scope="col" class="bt-num">
-              y
-            </th>
-            <th scope="col" class="bt-num">
-              z
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {cell.map((v, i) => (
-            <tr key={i}>
-              <th scope="row">{'abc'[i]}</th>
-              {v.map((x, k) => (
-                <Num key={k} value={x} digits={5} />
-              ))}
-            </tr>
+      <Table
+        testid="cell-parameters"
+        caption={`Lengths in Å, angles in degrees, volume ${p.volume.toFixed(4)} Å³`}
+        columns={['a', 'b', 'c', 'α', 'β', 'γ'].map((num) => ({ num }))}
+      >
+        <tr>
+          {[p.a, p.b, p.c].map((v, i) => (
+            <Num key={i} value={v} digits={5} />
           ))}
-        </tbody>
-      </table>
+          {[p.alpha, p.beta, p.gamma].map((v, i) => (
+            <Num key={`g${i}`} value={v} digits={3} />
+          ))}
+        </tr>
+      </Table>
+      <Table
+        testid="cell-vectors"
+        caption="Lattice vectors (Å)"
+        columns={['vector', { num: 'x' }, { num: 'y' }, { num: 'z' }]}
+      >
+        {cell.map((v, i) => (
+          <tr key={i}>
+            <th scope="row">{'abc'[i]}</th>
+            {v.map((x, k) => (
+              <Num key={k} value={x} digits={5} />
+            ))}
+          </tr>
+        ))}
+      </Table>
     </Section>
   );
 }

@@ -4,19 +4,16 @@ import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
 import { Section } from './common.js';
 import { downloadJson } from './download.js';
+import { fetchAttributes } from './contents.js';
 
 export default function UpfView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
       const [attributes, json] = await Promise.all([
-        api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          { signal },
-        ),
+        fetchAttributes(api, node.uuid, signal),
         downloadJson<{ pseudo_potential?: { header?: Record<string, unknown> } }>(api, node.uuid, signal),
       ]);
-      return { attributes: attributes.data.attributes, header: json.pseudo_potential?.header };
+      return { attributes, header: json.pseudo_potential?.header };
     },
     [node.uuid, api],
   );

@@ -1,25 +1,13 @@
 /** Dict, List, Int, Float, Str and Bool: the value itself, big and clear. */
 import { Await } from '../../components/Await.js';
 import { JsonTree } from '../../components/JsonTree.js';
-import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
+import { useAttributes } from './contents.js';
 import { scientific } from '../logic/arrays.js';
 import { Section } from './common.js';
 
 export default function ValueView({ node, api }: TypeViewProps) {
-  const loaded = useLoad(
-    async (signal) =>
-      (
-        await api.get<{ attributes: Record<string, unknown> }>(
-          `/nodes/${node.uuid}/contents/attributes/`,
-          undefined,
-          {
-            signal,
-          },
-        )
-      ).data.attributes,
-    [node.uuid, api],
-  );
+  const loaded = useAttributes({ node, api });
   const kind = node.node_type.split('.').filter(Boolean).pop() ?? 'Value';
   return (
     <div class="bt-view" data-view="value">

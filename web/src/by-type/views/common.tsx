@@ -30,6 +30,53 @@ export const Num = ({ value, digits }: { value: unknown; digits?: number }) => (
   </td>
 );
 
+/** A column heading: a string for text, `{ num }` for numbers (right-aligned like their `Num` cells). */
+export type Column = string | { num: string };
+
+/** The headings of fractional coordinates, in the sites tables of structures and CIF files. */
+export const FRACTIONAL: Column[] = [{ num: 'a (frac.)' }, { num: 'b (frac.)' }, { num: 'c (frac.)' }];
+
+/**
+ * The views' tables of cells, vectors, sites and points: one heading row, then the rows given. `false` leaves a
+ * column out (one the data lacks); `scroll` lets a wide table scroll instead of widening the page.
+ */
+export function Table({
+  columns,
+  testid,
+  caption,
+  scroll,
+  children,
+}: {
+  columns: (Column | false)[];
+  testid: string;
+  caption?: string;
+  scroll?: boolean;
+  children: ComponentChildren;
+}) {
+  const table = (
+    <table class="bt-table" data-testid={testid}>
+      {caption !== undefined && <caption class="bt-muted">{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c, i) =>
+            c === false ? null : typeof c === 'string' ? (
+              <th key={i} scope="col">
+                {c}
+              </th>
+            ) : (
+              <th key={i} scope="col" class="bt-num">
+                {c.num}
+              </th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+  return scroll ? <div class="bt-scroll">{table}</div> : table;
+}
+
 /** Shows the first `limit` items of a long list, with a button for the rest (never a page of 10^5 rows). */
 export function useShown<T>(items: T[], limit = 200): { shown: T[]; more: ComponentChildren } {
   const [all, setAll] = useState(false);
