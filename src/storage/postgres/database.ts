@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { KeptMap } from '../../util/kept-map.js';
 import { Admission } from '../admission.js';
 import {
   DatabaseUnavailableError,
@@ -253,7 +254,7 @@ export class PostgresDatabase implements Database {
   private preparedName(client: pg.PoolClient, sql: string): string | undefined {
     let names = this.prepared.get(client);
     if (!names) this.prepared.set(client, (names = new Set()));
-    const name = `q${createHash('sha1').update(sql).digest('base64url')}`;
+    const name = statementName(sql);
     if (names.has(name)) return name;
     if (names.size >= PREPARED_PER_SESSION) return undefined;
     names.add(name);
@@ -288,6 +289,14 @@ export class PostgresDatabase implements Database {
     this.admission.drain(new Error('the database is closed'));
     await this.pool.end();
   }
+}
+
+/** Names by statement text: the same few dozen texts come back on every request, each digested once. */
+const NAMES_KEPT = 2_000;
+const names = new KeptMap<string>(NAMES_KEPT);
+
+function statementName(sql: string): string {
+  return names.get(sql) ?? names.set(sql, `q${createHash('sha1').update(sql).digest('base64url')}`);
 }
 
 /**
