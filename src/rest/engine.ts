@@ -15,6 +15,7 @@ import { originOf } from '../storage/budgeted.js';
 import type { StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { derivedFrom } from '../util/derived.js';
+import { KeptMap } from '../util/kept-map.js';
 
 export interface QueryOptions {
   limits?: QueryLimits;
@@ -53,7 +54,7 @@ export function windowed(
  * (replicas may lag behind the primary: each version has its own), and old versions age out.
  */
 const COUNTS_KEPT = 5_000;
-const counts = new WeakMap<StorageBackend, Map<string, Promise<number>>>();
+const counts = new WeakMap<StorageBackend, KeptMap<Promise<number>>>();
 
 export async function queryCount(
   backend: StorageBackend,
@@ -71,13 +72,12 @@ export async function queryCount(
   if (version === undefined) return count();
   const storage = originOf(backend);
   let kept = counts.get(storage);
-  if (!kept) counts.set(storage, (kept = new Map()));
+  if (!kept) counts.set(storage, (kept = new KeptMap(COUNTS_KEPT)));
   const countKey = `${version}\u0002${key}${values === undefined ? '' : `\u0001${JSON.stringify(values)}`}`;
   let value = kept.get(countKey);
   if (!value) {
-    if (kept.size >= COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
-    value = count();
-    kept.set(countKey, value);
+    value = kept.set(countKey, count());
+    // A failure (a time limit, say) is not remembered.
     const map = kept;
     value.catch(() => map.delete(countKey));
   }
