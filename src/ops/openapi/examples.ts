@@ -3,6 +3,8 @@
  * one it serves without an argument). The test validates each against the schema it illustrates, so an example
  * cannot drift from the shapes. Lists are cut to their first entries.
  */
+import { PROJECTABLE_PROPERTIES } from '../../rest/projectable.js';
+
 export const EXAMPLES = {
   server: {
     API_major_version: '4',
@@ -68,39 +70,8 @@ export const EXAMPLES = {
     user_id: 1,
     uuid: '2ae99699-cd6c-432e-af8a-61cac10cc35b',
   },
-  projectable: {
-    fields: {
-      first_name: {
-        display_name: 'First name',
-        help_text: 'First name of the user',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      id: {
-        display_name: 'Id',
-        help_text: 'Id of the object',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'int',
-      },
-      institution: {
-        display_name: 'Institution',
-        help_text: 'Affiliation of the user',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-      last_name: {
-        display_name: 'Last name',
-        help_text: 'Last name of the user',
-        is_display: true,
-        is_foreign_key: false,
-        type: 'str',
-      },
-    },
-    ordering: ['id', 'first_name', 'last_name', 'institution'],
-  },
+  // The users' table the server answers, the very object it sends.
+  projectable: PROJECTABLE_PROPERTIES.users,
   statistics: {
     total: 3000,
     types: {
