@@ -168,6 +168,8 @@ export class QueryProcess {
       this.ended = true;
       this.pending = undefined;
       this.child.removeAllListeners('message');
+      // Held until its exit is seen: an unreferenced child lets a caller awaiting close() fall off the loop.
+      this.child.ref();
       this.child.kill('SIGKILL');
     }
     return this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : this.exited;
