@@ -179,4 +179,37 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
     await expect(openProfile('play', {}, file)).rejects.toThrow(StorageOpenError);
     await expect(openProfile('play', {}, file)).rejects.toThrow(/profiles: work/);
   });
+
+  it("reads through the server's local socket: a libpq socket URL, and a profile whose host is the socket's folder", async () => {
+    const viaUrl = await openPostgresUrl(cluster.socketUrl('rich'), repository);
+    expect(viaUrl.name).toBe('rich');
+    const aiidaPath = mkdtempSync(join(tmpdir(), 'quarry-aiida-'));
+    const settings = {
+      database_hostname: cluster.socketDir,
+      database_port: cluster.port,
+      database_name: 'rich',
+      database_username: 'quarry',
+      repository_uri: pathToFileURL(repository).toString(),
+    };
+    mkdirSync(join(aiidaPath, '.aiida'));
+    const file = join(aiidaPath, '.aiida', 'config.json');
+    const config = { profiles: { local: { storage: { backend: 'core.psql_dos', config: settings } } } };
+    writeFileSync(file, JSON.stringify(config));
+    const viaProfile = await openProfile('local', {}, file);
+    const app = await buildApp({ backends: [viaUrl, viaProfile] });
+    try {
+      const overTcp = (await get('/nodes/?limit=3&orderby=id')).json().data.nodes;
+      for (const profile of ['rich', 'local']) {
+        const r = await app.inject(`/api/v4/nodes/?limit=3&orderby=id&profile=${profile}`);
+        expect(r.statusCode).toBe(200);
+        expect(r.json().data.nodes).toEqual(overTcp);
+      }
+      // The ready check names the socket's folder as the server.
+      const ready = await app.inject('/readyz');
+      expect(ready.body).toContain(`${cluster.socketDir}:${cluster.port}/rich`);
+    } finally {
+      await app.close();
+      await Promise.all([viaUrl.close(), viaProfile.close()]);
+    }
+  });
 });

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
+import { postgresTarget, redacted } from '../src/storage/postgres/url.js';
 import { conformanceDir } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { sqliteDosFolder } from './support/profile-fixtures.js';
@@ -86,5 +87,27 @@ describe.skipIf(!available)('profile selection', () => {
       await damagedApp.close();
       await damaged.close();
     }
+  });
+});
+
+describe('PostgreSQL URLs in messages', () => {
+  it("names a server by host, port and database, a local socket's folder included", () => {
+    expect(postgresTarget('postgres://aiida@db.example:5433/mc3d')).toEqual({
+      where: 'db.example:5433/mc3d',
+      database: 'mc3d',
+    });
+    expect(postgresTarget('postgres://aiida@/mc3d?host=%2Fvar%2Frun%2Fpostgresql')).toEqual({
+      where: '/var/run/postgresql:5432/mc3d',
+      database: 'mc3d',
+    });
+    expect(postgresTarget('postgresql://localhost').database).toBe('postgres');
+  });
+
+  it('never shows a password, in the user part or as a parameter', () => {
+    expect(redacted('postgres://aiida:s3cr%40t@db:5432/mc3d')).toBe('postgres://aiida:***@db:5432/mc3d');
+    expect(redacted('postgres://aiida@/mc3d?host=%2Ftmp&password=s3cret&port=1')).toBe(
+      'postgres://aiida@/mc3d?host=%2Ftmp&password=***&port=1',
+    );
+    expect(redacted('postgres://aiida@db/mc3d')).toBe('postgres://aiida@db/mc3d');
   });
 });

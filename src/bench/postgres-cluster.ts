@@ -37,6 +37,10 @@ export interface Cluster {
   /** The cluster's data folder (its size on disk is the database's footprint). */
   dataDir: string;
   url(database: string): string;
+  /** The same database through the server's local socket (libpq's `host=` folder form). */
+  socketUrl(database: string): string;
+  /** The folder of the server's local socket. */
+  socketDir: string;
   /** Create a database and load a gzipped plain-SQL dump into it. */
   restore(database: string, dumpGz: string): void;
   /** Run SQL as the superuser. */
@@ -125,6 +129,8 @@ export async function startCluster({ standbyOf, settings = {} }: ClusterOptions 
     port,
     dataDir: data,
     url: (database) => `postgres://${USER}@127.0.0.1:${port}/${database}`,
+    socketUrl: (database) => `postgres://${USER}@/${database}?host=${encodeURIComponent(dir)}&port=${port}`,
+    socketDir: dir,
     restore(database, dumpGz) {
       psql('postgres', ['-c', `CREATE DATABASE "${database}"`]);
       const dump = execFileSync('gzip', ['-dc', dumpGz], { maxBuffer: 1 << 30, encoding: 'utf8' });

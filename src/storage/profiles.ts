@@ -87,14 +87,23 @@ export async function openProfile(
 /** The PostgreSQL client is loaded only to open a PostgreSQL source: archives start without it. */
 const postgres = () => import('./postgres/backend.js');
 
-/** The libpq URL of a psql_dos profile's settings. */
+/**
+ * The libpq URL of a psql_dos profile's settings. A host that is a folder is a local server's socket, which
+ * libpq takes as the `host` parameter (a URL's host part cannot hold a path).
+ */
 function postgresUrl(c: Record<string, unknown>): string {
-  const url = new URL('postgres://localhost');
-  url.hostname = String(c.database_hostname ?? 'localhost');
-  url.port = String(c.database_port ?? 5432);
-  url.pathname = `/${encodeURIComponent(String(c.database_name ?? ''))}`;
-  url.username = encodeURIComponent(String(c.database_username ?? ''));
-  if (c.database_password) url.password = encodeURIComponent(String(c.database_password));
+  const host = String(c.database_hostname ?? 'localhost');
+  const port = String(c.database_port ?? 5432);
+  const user = encodeURIComponent(String(c.database_username ?? ''));
+  const password = c.database_password ? `:${encodeURIComponent(String(c.database_password))}` : '';
+  const auth = user || password ? `${user}${password}@` : '';
+  const database = encodeURIComponent(String(c.database_name ?? ''));
+  if (host.startsWith('/')) {
+    return `postgres://${auth}/${database}?host=${encodeURIComponent(host)}&port=${port}`;
+  }
+  const url = new URL(`postgres://${auth}localhost/${database}`);
+  url.hostname = host;
+  url.port = port;
   return url.toString();
 }
 
@@ -113,7 +122,8 @@ export async function openPostgresUrl(
   repository: string | undefined,
   options: ProfileOptions & { name?: string } = {},
 ): Promise<StorageBackend> {
-  const { openPostgres, redacted } = await postgres();
+  const { openPostgres } = await postgres();
+  const { postgresTarget, redacted } = await import('./postgres/url.js');
   if (!repository) {
     throw new StorageOpenError(
       `${redacted(url)}: say where its file repository is with --repository PATH (the profile's repository folder)`,
@@ -121,7 +131,7 @@ export async function openPostgresUrl(
   }
   return openPostgres(url, await openContainer(repository), {
     ...postgresSettings(options),
-    name: options.name ?? (new URL(url).pathname.slice(1) || 'postgres'),
+    name: options.name ?? postgresTarget(url).database,
     replicas: options.replicas,
   });
 }

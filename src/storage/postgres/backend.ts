@@ -2,6 +2,7 @@
 import { StorageOpenError, type Repository, type StorageBackend } from '../types.js';
 import { PostgresDatabase, type PostgresOptions } from './database.js';
 import { PostgresServers, ServerLostError, type ServersOptions } from './servers.js';
+import { redacted } from './url.js';
 
 export interface OpenPostgresOptions extends Omit<PostgresOptions, 'url'>, ServersOptions {
   /** The name `?profile=` selects it by. */
@@ -79,15 +80,4 @@ async function schemaRevision(db: PostgresServers, url: string, servers: number)
     );
   }
   return revision;
-}
-
-/** A connection URL without its password, for messages. */
-export function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an invalid database URL)';
-  }
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { KeptMap } from '../../util/kept-map.js';
 import { Admission } from '../admission.js';
+import { postgresTarget } from './url.js';
 import {
   DatabaseUnavailableError,
   QueryDataError,
@@ -94,8 +95,7 @@ export class PostgresDatabase implements Database {
     this.timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? 30_000));
     this.versionCheckMs = options.versionCheckMs ?? 1_000;
     this.url = options.url;
-    const url = new URL(options.url);
-    this.where = `${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname}`;
+    this.where = postgresTarget(options.url).where;
     const size = options.poolSize ?? 8;
     this.pool = new pg.Pool({
       connectionString: options.url,
