@@ -19,7 +19,14 @@ import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { machineTicks, processTable, processTree } from './process-table.js';
 import { explainMix } from './pg-plans.js';
-import { describeLoad, firstAnswers, loadedCluster, rssSampler, type LoadedCluster } from './pg-scale.js';
+import {
+  describeLoad,
+  firstAnswers,
+  loadedCluster,
+  rssSampler,
+  untilReady,
+  type LoadedCluster,
+} from './pg-scale.js';
 import { requestMix, type RequestKind } from './mix.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
 import { scaleMix } from './scale-mix.js';
@@ -205,13 +212,17 @@ async function main(options: Options) {
   const rows: Record<string, unknown>[] = [];
   let homePage: PageLoad | undefined;
   let first: Awaited<ReturnType<typeof firstAnswers>> | undefined;
+  let warmUpMs: number | undefined;
   let rss: { maxMb: number; maxTotalMb: number } | undefined;
   try {
     // The node-wide summaries on their first request after the server started, then once kept.
     if (server) {
+      const readiness = untilReady(base);
       first = await firstAnswers(base, ['/api/v4/nodes/statistics/', '/api/v4/nodes/full_types_count/']);
       for (const f of first)
         process.stderr.write(`${f.path}: first ${f.firstMs} ms, then ${f.laterMs.join(', ')} ms\n`);
+      warmUpMs = await readiness;
+      process.stderr.write(`ready (summaries computed ahead) ${warmUpMs} ms after listening\n`);
     }
     const sampler = server?.proc.pid === undefined ? undefined : rssSampler(server.proc.pid);
     // After the first answers above: the page asks for the summaries too.
@@ -285,6 +296,7 @@ async function main(options: Options) {
         // as steal but other processes' work on this guest only here.
         loadAverage: { start: loadStart, end: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3) },
         firstAnswers: first,
+        warmUpMs,
         rss,
         rows,
       },

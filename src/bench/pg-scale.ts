@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { loadIntoPostgres, type LoadReport } from './pg-load.js';
 import { startCluster, type Cluster, type ClusterSettings } from './postgres-cluster.js';
 import { processTree } from './process-table.js';
@@ -81,9 +82,32 @@ export interface FirstAnswer {
 }
 
 /**
- * The time of the first answers to `paths` from a server that has just started (its kept summaries empty),
- * then of `later` more of each. With several server processes each computes its own first answer; the later
- * ones show every process's.
+ * Milliseconds until `/readyz` answers 200 on `times` new connections in a row (each may reach another serving
+ * process): a live database's serving processes are ready once they have computed its summaries ahead.
+ */
+export async function untilReady(base: string, times = 4, limitMs = 600_000): Promise<number> {
+  const started = performance.now();
+  const ready = () =>
+    new Promise<boolean>((resolve) => {
+      const request = get(`${base}/readyz`, { agent: false }, (r) => {
+        r.resume();
+        resolve(r.statusCode === 200);
+      });
+      request.on('error', () => resolve(false));
+    });
+  let inRow = 0;
+  while (inRow < times) {
+    if (performance.now() - started > limitMs) throw new Error(`${base} not ready after ${limitMs / 1000} s`);
+    inRow = (await ready()) ? inRow + 1 : 0;
+    if (inRow === 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  return Math.round(performance.now() - started);
+}
+
+/**
+ * The time of the first answers to `paths` from a server that has just started, then of `later` more of each.
+ * A live database's summaries are being computed ahead then, and the first answers wait for that computation.
+ * With several server processes each computes its own; the later answers show every process's.
  */
 export async function firstAnswers(base: string, paths: string[], later = 6): Promise<FirstAnswer[]> {
   const timed = async (path: string) => {

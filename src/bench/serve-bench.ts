@@ -4,6 +4,7 @@
  */
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../http/app.js';
+import { warmUp } from '../ops/warm-up.js';
 import { BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
@@ -16,6 +17,10 @@ if (Number(processes) > 1 && !isServingProcess()) {
   const backend = await benchBackend(file, pgUrl);
   // `npm run bench -- --metrics` measures the cost of counting every request (src/ops/metrics.ts).
   const app = await buildApp({ backends: [backend], metrics: process.env[BENCH_METRICS] === '1' });
+  // As `quarry serve` does: a live database's summaries are computed ahead, and /readyz waits for them.
+  void warmUp([backend], 600_000, (_backend, error) =>
+    process.stderr.write(`warm-up failed: ${error.message}\n`),
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (isServingProcess()) reportServing([backend.name]);

@@ -103,6 +103,13 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
       ),
     ),
   });
+  // Begun before listening, so that /readyz says "not ready" from the first request it answers.
+  const { warmUp } = await import('../ops/warm-up.js');
+  void warmUp(backends, (options.queryTimeout ?? 30) * 1000, (backend, error) =>
+    process.stderr.write(
+      `quarry: the summaries of ${backend.name} were not computed ahead (the first request will): ${error.message}\n`,
+    ),
+  );
   const host = options.hostname ?? options.host;
   try {
     await app.listen({ host, port: options.port });

@@ -51,16 +51,19 @@ function takePrepared(request: FastifyRequest): QueryBudget | undefined {
 }
 
 const deadlines = new WeakMap<FastifyRequest, number>();
-const runAgain = new WeakSet<FastifyRequest>();
+const untaggable = new WeakSet<FastifyRequest>();
 
-/** The request's handler runs again, on another server than the one its first run chose (see retry.ts). */
-export function markRunAgain(request: FastifyRequest) {
-  runAgain.add(request);
+/**
+ * The request's answer may hold other data than the version its tag was made for: its handler ran again on
+ * another server than the one its first run chose (see retry.ts), or it gives a summary computed before the
+ * latest change (see rest/summary-cache.ts). Such an answer gets no ETag.
+ */
+export function markUntaggable(request: FastifyRequest) {
+  untaggable.add(request);
 }
 
-/** Whether the answer may come from another server than the one the request's budget was prepared on. */
-export function wasRunAgain(request: FastifyRequest): boolean {
-  return runAgain.has(request);
+export function isUntaggable(request: FastifyRequest): boolean {
+  return untaggable.has(request);
 }
 
 /** The time limit counts from now for every run of the request's handler (see retry.ts). */

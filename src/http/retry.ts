@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
-import { markRunAgain, startDeadline } from './request.js';
+import { markUntaggable, startDeadline } from './request.js';
 
 export function retryOnServerLoss(app: FastifyInstance, ctx: AppContext) {
   // Only PostgreSQL sources have several servers; the others pay nothing for this.
@@ -19,7 +19,7 @@ export function retryOnServerLoss(app: FastifyInstance, ctx: AppContext) {
         return await handler.call(this, request, reply);
       } catch (error) {
         if ((error as { retryable?: unknown }).retryable !== true || reply.sent) throw error;
-        markRunAgain(request);
+        markUntaggable(request);
         return handler.call(this, request, reply);
       }
     };

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { baseUrl } from '../http/origin.js';
-import { parsedQuery, preparedBudget, selectBackend, wasRunAgain } from '../http/request.js';
+import { parsedQuery, preparedBudget, selectBackend, isUntaggable } from '../http/request.js';
 import { budgeted } from '../storage/budgeted.js';
 import { countConditional } from './metrics.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -171,11 +171,15 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
 
   app.addHook('onSend', (request, reply, payload, done) => {
     const pending = request.quarryCaching;
-    // A request run again after its server was lost answered from another server than its tag names.
-    if (pending !== undefined && reply.statusCode === 200 && !wasRunAgain(request)) {
-      const coding = reply.getHeader('content-encoding');
-      reply.header('ETag', codedTag(pending.tag, typeof coding === 'string' ? coding : undefined));
-      reply.header('Cache-Control', pending.cacheControl);
+    // A request run again after its server was lost, or a summary older than the data: not of the tag's version.
+    if (pending !== undefined && reply.statusCode === 200) {
+      if (isUntaggable(request)) {
+        reply.header('Cache-Control', 'no-cache');
+      } else {
+        const coding = reply.getHeader('content-encoding');
+        reply.header('ETag', codedTag(pending.tag, typeof coding === 'string' ? coding : undefined));
+        reply.header('Cache-Control', pending.cacheControl);
+      }
     }
     done(null, payload);
   });

@@ -2,11 +2,13 @@
  * Health checks for orchestrators and load balancers, outside the API prefix: `GET /healthz` says the process
  * answers (liveness: restart it when it does not); `GET /readyz` says whether every source can answer now
  * (readiness: send it traffic or not), 503 with a message naming what is wrong otherwise. A storage without
- * a health check of its own (an archive, a SQLite file) is ready while it is open.
+ * a health check of its own (an archive, a SQLite file) is ready while it is open; a live database once its
+ * summaries have been computed ahead (warm-up.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import type { SourceHealth, StorageBackend } from '../storage/types.js';
+import { warmingMessage } from './warm-up.js';
 
 /** /readyz waits this long for a storage at most: a database that hangs makes the server not ready, not hung. */
 export const READY_WAIT_MS = 2_000;
@@ -48,7 +50,13 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext, waitMs = R
   app.get('/readyz', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
     if (stopping) return reply.code(503).send({ message: 'the server is stopping', sources: [] });
-    const states = await Promise.all(ctx.backends.map((b) => sourceHealth(b, waitMs)));
+    const states = await Promise.all(
+      ctx.backends.map(async (b): Promise<SourceHealth> => {
+        const health = await sourceHealth(b, waitMs);
+        const warming = warmingMessage(b);
+        return health.ready && warming !== undefined ? { ...health, ready: false, message: warming } : health;
+      }),
+    );
     const sources = ctx.backends.map((b, i) => ({
       name: b.name,
       kind: b.kind,

@@ -1,36 +1,125 @@
 /**
- * Node-wide summaries (statistics, type counts) cost a scan of the nodes table. An archive never changes while
- * it is served, so its summaries are computed once; a live database's are kept under the data version (a cheap
- * query) of the server that computed them. Replicas may lag behind the primary, so a few versions are kept.
+ * Node-wide summaries (statistics, type counts) cost a pass over every node: milliseconds on an archive, many
+ * seconds on a live database of millions of nodes. An archive never changes while it is served, so its
+ * summaries are computed once. A live database's are kept under the data version of the server that computed
+ * them (replicas may lag behind the primary, so a few versions are kept).
+ *
+ * When the data changes, the summary of the new version is computed in the background, one at a time, and a
+ * request waits for it only briefly: past that it is answered with the newest summary computed, marked as not
+ * current (its answer then carries no ETag, which would name the new version). A database whose writers never
+ * stop (a running AiiDA daemon) would otherwise have every request after each change wait for a full pass, and
+ * the passes take no more than a fifth of the time of one database session.
  */
 import { originOf } from '../storage/budgeted.js';
 import type { KeptSummaryName, StorageBackend } from '../storage/types.js';
 
-const caches = new WeakMap<StorageBackend, Map<string, Promise<unknown>>>();
 /** Versions of one summary kept at once: the primary's and its replicas' while they catch up. */
 const VERSIONS_KEPT = 4;
+/** How long a request waits for the summary of a changed database before it takes the newest one computed. */
+export const STALE_AFTER_MS = 250;
+/** A summary is computed again no sooner than this many times its last computation's length after it ended. */
+const REFRESH_SPACING = 4;
+
+export interface Summarised<T> {
+  value: T;
+  /** Computed at the data version the request's server is at now (always, for an archive). */
+  current: boolean;
+}
+
+/** One summary of one storage. */
+interface Kept {
+  promise: Promise<unknown>;
+  /** Set once the promise has settled with a value: answered without waiting. */
+  settled?: { value: unknown };
+}
+
+interface Slot {
+  kept: Map<string, Kept>;
+  /** The newest value computed, of whichever version. */
+  latest?: { value: unknown };
+  /** The computation under way, if any: at most one at a time once a value exists. */
+  running?: Promise<unknown>;
+  /** Not before this time (ms) is another version computed, once a value exists. */
+  nextAt: number;
+}
+
+const slots = new WeakMap<StorageBackend, Map<string, Slot>>();
+
+function slotOf(backend: StorageBackend, name: string): Slot {
+  const storage = originOf(backend);
+  let byName = slots.get(storage);
+  if (!byName) slots.set(storage, (byName = new Map()));
+  let slot = byName.get(name);
+  if (!slot) byName.set(name, (slot = { kept: new Map(), nextAt: 0 }));
+  return slot;
+}
+
+function start<T>(slot: Slot, version: string, compute: () => Promise<T>): Promise<T> {
+  // The oldest versions go first.
+  const versions = [...slot.kept.keys()];
+  for (const old of versions.slice(0, Math.max(0, versions.length - VERSIONS_KEPT + 1))) {
+    slot.kept.delete(old);
+  }
+  const began = Date.now();
+  const value = compute();
+  const kept: Kept = { promise: value };
+  slot.kept.set(version, kept);
+  slot.running = value;
+  value.then(
+    (v) => {
+      kept.settled = { value: v };
+      slot.latest = kept.settled;
+      const ended = Date.now();
+      slot.nextAt = ended + REFRESH_SPACING * (ended - began);
+    },
+    // A failure (a time limit, the database gone) is not remembered: the next request tries again.
+    () => {
+      if (slot.kept.get(version) === kept) slot.kept.delete(version);
+    },
+  );
+  void value
+    .catch(() => undefined)
+    .finally(() => {
+      if (slot.running === value) slot.running = undefined;
+    });
+  return value;
+}
+
+/** The value if it settles within `ms`, else undefined (a failure counts as not settled). */
+async function within<T>(value: Promise<T>, ms: number): Promise<{ value: T } | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([value.then((v) => ({ value: v })).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export async function summary<T>(
   backend: StorageBackend,
   name: string,
   compute: () => Promise<T>,
-): Promise<T> {
+): Promise<Summarised<T>> {
   const version = backend.dataVersion ? await backend.dataVersion() : '';
-  const key = `${name}@${version}`;
-  const storage = originOf(backend);
-  let cache = caches.get(storage);
-  if (!cache) caches.set(storage, (cache = new Map()));
-  let value = cache.get(key) as Promise<T> | undefined;
-  if (!value) {
-    // The oldest versions of this summary go first.
-    const versions = [...cache.keys()].filter((k) => k.startsWith(`${name}@`));
-    for (const old of versions.slice(0, Math.max(0, versions.length - VERSIONS_KEPT + 1))) cache.delete(old);
-    value = compute();
-    cache.set(key, value);
-    // A failure (a time limit, say) is not remembered.
-    value.catch(() => cache.delete(key));
+  const slot = slotOf(backend, name);
+  const kept = slot.kept.get(version);
+  if (kept?.settled) return { value: kept.settled.value as T, current: true };
+  let pending = kept?.promise as Promise<T> | undefined;
+  if (slot.latest === undefined) {
+    // Nothing computed yet: this version's value, or the one being computed (at start-up, say).
+    if (pending) return { value: await pending, current: true };
+    if (slot.running) return { value: (await slot.running) as T, current: false };
+    return { value: await start(slot, version, compute), current: true };
   }
-  return value;
+  if (!pending && slot.running === undefined && Date.now() >= slot.nextAt) {
+    pending = start(slot, version, compute);
+  }
+  const quick = pending && (await within(pending, STALE_AFTER_MS));
+  if (quick) return { value: quick.value, current: true };
+  return { value: slot.latest.value as T, current: false };
 }
 
 /**

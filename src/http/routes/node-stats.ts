@@ -1,14 +1,13 @@
 /** Node-wide summaries: statistics, the full-type namespace (with counts) and the download formats. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { allDownloadFormats, formatsOf } from '../../domain/download-formats.js';
-import { creationStatistics, typeCounts, type TypeCount } from '../../query/aggregates.js';
 import type { QsFilter } from '../../querystring/types.js';
 import { badRequest, inputError, notImplemented } from '../../rest/errors.js';
-import { nodeNamespace } from '../../rest/namespace.js';
-import { keptSummary, summary } from '../../rest/summary-cache.js';
+import { namespaceJson, statisticsJson, typeCountsOf } from '../../rest/node-summaries.js';
 import type { AppContext } from '../context.js';
 import { envelope, envelopeJson, listHeaders } from '../envelope.js';
-import { parseRequest } from '../request.js';
+import { markUntaggable, parseRequest } from '../request.js';
+import type { RequestUrl } from '../url.js';
 
 /** `?user=<pk>` is the only filter these endpoints take. */
 function userFilter(filters: Record<string, QsFilter>): number | undefined {
@@ -23,18 +22,22 @@ function userFilter(filters: Record<string, QsFilter>): number | undefined {
 
 export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
   const base = `${ctx.prefix}/nodes`;
-  app.get(`${base}/statistics`, async (request, reply) => {
-    const { url, qs, backend } = parseRequest(ctx, request);
-    const user = userFilter(qs.filters);
-    const json = await summary(
-      backend,
-      `statistics:${user}`,
-      async () =>
-        (await keptSummary(backend, 'creationStatistics', user)) ??
-        JSON.stringify(await creationStatistics(backend.db, user)),
-    );
+  /** The answer of a summary, which carries no ETag when it is older than the data its tag would name. */
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    url: RequestUrl,
+    json: string,
+    current: boolean,
+  ) => {
+    if (!current) markUntaggable(request);
     const { type, body } = envelopeJson(url, 'nodes', json, null);
     return reply.headers(listHeaders(0)).type(type).send(body);
+  };
+  app.get(`${base}/statistics`, async (request, reply) => {
+    const { url, qs, backend } = parseRequest(ctx, request);
+    const { value, current } = await statisticsJson(backend, userFilter(qs.filters));
+    return answer(request, reply, url, value, current);
   });
   for (const [path, counted] of [
     ['full_types', false],
@@ -42,18 +45,9 @@ export function registerNodeStats(app: FastifyInstance, ctx: AppContext) {
   ] as const) {
     app.get(`${base}/${path}`, async (request, reply) => {
       const { url, qs, backend } = parseRequest(ctx, request);
-      const user = counted ? userFilter(qs.filters) : undefined;
-      // One scan of the types serves both endpoints; each keeps its own serialised answer.
-      const types = () =>
-        summary(backend, `types:${user}`, async (): Promise<TypeCount[]> => {
-          const kept = await keptSummary(backend, 'typeCounts', user);
-          return kept === undefined ? typeCounts(backend.db, user) : JSON.parse(kept);
-        });
-      const json = await summary(backend, `${path}:${user}`, async () =>
-        JSON.stringify(nodeNamespace(await types(), counted)),
-      );
-      const { type, body } = envelopeJson(url, 'nodes', json, null);
-      return reply.headers(listHeaders(0)).type(type).send(body);
+      // One pass over the types serves both endpoints.
+      const { value, current } = await typeCountsOf(backend, counted ? userFilter(qs.filters) : undefined);
+      return answer(request, reply, url, namespaceJson(value, counted), current);
     });
   }
   app.get(`${base}/download_formats`, async (request, reply) => {

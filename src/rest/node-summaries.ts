@@ -1,0 +1,50 @@
+/**
+ * The node-wide summaries behind `/nodes/statistics/`, `/nodes/full_types/` and `/nodes/full_types_count/`:
+ * kept with the storage when it has them (an archive's extracted copy), else computed and kept per data
+ * version (summary-cache.ts). `warmSummaries` computes the whole database's ahead of the first request.
+ */
+import { creationStatistics, typeCounts, type TypeCount } from '../query/aggregates.js';
+import type { StorageBackend } from '../storage/types.js';
+import { nodeNamespace } from './namespace.js';
+import { keptSummary, summary, type Summarised } from './summary-cache.js';
+
+/** The `statistics` answer's data, as JSON: creation dates by day and nodes by type, of one user or all. */
+export function statisticsJson(
+  backend: StorageBackend,
+  user: number | undefined,
+): Promise<Summarised<string>> {
+  return summary(
+    backend,
+    `statistics:${user}`,
+    async () =>
+      (await keptSummary(backend, 'creationStatistics', user)) ??
+      JSON.stringify(await creationStatistics(backend.db, user)),
+  );
+}
+
+/** Nodes counted by node type and process type, of one user or all. */
+export function typeCountsOf(
+  backend: StorageBackend,
+  user: number | undefined,
+): Promise<Summarised<TypeCount[]>> {
+  return summary(backend, `types:${user}`, async (): Promise<TypeCount[]> => {
+    const kept = await keptSummary(backend, 'typeCounts', user);
+    return kept === undefined ? typeCounts(backend.db, user) : (JSON.parse(kept) as TypeCount[]);
+  });
+}
+
+/** Each type count's namespace is serialised once, with and without counts. */
+const namespaces = [new WeakMap<TypeCount[], string>(), new WeakMap<TypeCount[], string>()] as const;
+
+/** The `full_types` (or, `counted`, `full_types_count`) answer's data of these type counts, as JSON. */
+export function namespaceJson(types: TypeCount[], counted: boolean): string {
+  const kept = namespaces[counted ? 1 : 0];
+  let json = kept.get(types);
+  if (json === undefined) kept.set(types, (json = JSON.stringify(nodeNamespace(types, counted))));
+  return json;
+}
+
+/** The whole database's summaries, computed now (both at once) so that the first requests find them kept. */
+export async function warmSummaries(backend: StorageBackend): Promise<void> {
+  await Promise.all([statisticsJson(backend, undefined), typeCountsOf(backend, undefined)]);
+}
