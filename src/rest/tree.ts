@@ -106,8 +106,11 @@ export async function ioTree(
     const list = rows.map((r) => entry(r.n ?? {}, r.link ?? {}));
     return { list, total };
   };
-  const incoming = await neighbours('with_outgoing', inLimit);
-  const outgoing = await neighbours('with_incoming', outLimit);
+  // Both directions at once: on PostgreSQL two sessions of the request's server, one round trip of waiting.
+  const [incoming, outgoing] = await Promise.all([
+    neighbours('with_outgoing', inLimit),
+    neighbours('with_incoming', outLimit),
+  ]);
   return {
     metadata: [
       {
