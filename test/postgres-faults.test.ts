@@ -23,6 +23,16 @@ const dump = join(dataDir, 'rich-psql.sql.gz');
 // CI sets QUARRY_REQUIRE_POSTGRES, so that a failed install fails these tests instead of skipping them.
 const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
 
+/** An AiiDA configuration (`.aiida/config.json` in a folder of its own) with one core.psql_dos profile. */
+function aiidaConfig(name: string, settings: Record<string, unknown>): string {
+  const folder = join(mkdtempSync(join(tmpdir(), 'quarry-aiida-')), '.aiida');
+  mkdirSync(folder);
+  const file = join(folder, 'config.json');
+  const storage = { backend: 'core.psql_dos', config: settings };
+  writeFileSync(file, JSON.stringify({ profiles: { [name]: { storage } } }));
+  return file;
+}
+
 describe.skipIf(!available)('PostgreSQL profile under faults', () => {
   let cluster: Cluster;
   let repository: string;
@@ -143,28 +153,15 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
   });
 
   it("opens a profile of AiiDA's config.json, and names the profiles when one is unknown", async () => {
-    const aiidaPath = mkdtempSync(join(tmpdir(), 'quarry-aiida-'));
     const url = new URL(cluster.url('rich'));
-    const config = {
-      profiles: {
-        work: {
-          storage: {
-            backend: 'core.psql_dos',
-            config: {
-              database_hostname: url.hostname,
-              database_port: Number(url.port),
-              database_name: 'rich',
-              database_username: url.username,
-              database_password: '',
-              repository_uri: pathToFileURL(repository).toString(),
-            },
-          },
-        },
-      },
-    };
-    mkdirSync(join(aiidaPath, '.aiida'));
-    writeFileSync(join(aiidaPath, '.aiida', 'config.json'), JSON.stringify(config));
-    const file = join(aiidaPath, '.aiida', 'config.json');
+    const file = aiidaConfig('work', {
+      database_hostname: url.hostname,
+      database_port: Number(url.port),
+      database_name: 'rich',
+      database_username: url.username,
+      database_password: '',
+      repository_uri: pathToFileURL(repository).toString(),
+    });
 
     const profile = await openProfile('work', {}, file);
     try {
@@ -183,18 +180,13 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
   it("reads through the server's local socket: a libpq socket URL, and a profile whose host is the socket's folder", async () => {
     const viaUrl = await openPostgresUrl(cluster.socketUrl('rich'), repository);
     expect(viaUrl.name).toBe('rich');
-    const aiidaPath = mkdtempSync(join(tmpdir(), 'quarry-aiida-'));
-    const settings = {
+    const file = aiidaConfig('local', {
       database_hostname: cluster.socketDir,
       database_port: cluster.port,
       database_name: 'rich',
       database_username: 'quarry',
       repository_uri: pathToFileURL(repository).toString(),
-    };
-    mkdirSync(join(aiidaPath, '.aiida'));
-    const file = join(aiidaPath, '.aiida', 'config.json');
-    const config = { profiles: { local: { storage: { backend: 'core.psql_dos', config: settings } } } };
-    writeFileSync(file, JSON.stringify(config));
+    });
     const viaProfile = await openProfile('local', {}, file);
     const app = await buildApp({ backends: [viaUrl, viaProfile] });
     try {

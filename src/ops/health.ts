@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import type { SourceHealth, StorageBackend } from '../storage/types.js';
+import { within } from '../util/within.js';
 import { warmingMessage } from './warm-up.js';
 
 /** /readyz waits this long for a storage at most: a database that hangs makes the server not ready, not hung. */
@@ -16,24 +17,14 @@ export const READY_WAIT_MS = 2_000;
 /** A storage's health, within `ms`: one that does not answer in time, or fails to, is not ready. */
 export async function sourceHealth(backend: StorageBackend, ms: number): Promise<SourceHealth> {
   if (backend.health === undefined) return { ready: true };
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<SourceHealth>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ ready: false, message: `its health check did not answer within ${ms / 1000} s` }),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([
-      backend.health().catch((error: unknown): SourceHealth => ({
-        ready: false,
-        message: `its health check failed: ${(error as Error).message}`,
-      })),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
+  const outcome = await within(backend.health(), ms);
+  if (outcome === undefined) {
+    return { ready: false, message: `its health check did not answer within ${ms / 1000} s` };
   }
+  if ('error' in outcome) {
+    return { ready: false, message: `its health check failed: ${(outcome.error as Error).message}` };
+  }
+  return outcome.value;
 }
 
 export function registerHealth(app: FastifyInstance, ctx: AppContext, waitMs = READY_WAIT_MS) {

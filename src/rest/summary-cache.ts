@@ -12,6 +12,7 @@
  */
 import { originOf } from '../storage/budgeted.js';
 import type { KeptSummaryName, StorageBackend } from '../storage/types.js';
+import { within } from '../util/within.js';
 
 /** Versions of one summary kept at once: the primary's and its replicas' while they catch up. */
 const VERSIONS_KEPT = 4;
@@ -65,37 +66,23 @@ function start<T>(slot: Slot, version: string, compute: () => Promise<T>): Promi
   const kept: Kept = { promise: value };
   slot.kept.set(version, kept);
   slot.running = value;
-  value.then(
-    (v) => {
-      kept.settled = { value: v };
-      slot.latest = kept.settled;
-      const ended = Date.now();
-      slot.nextAt = ended + REFRESH_SPACING * (ended - began);
-    },
-    // A failure (a time limit, the database gone) is not remembered: the next request tries again.
-    () => {
-      if (slot.kept.get(version) === kept) slot.kept.delete(version);
-    },
-  );
   void value
-    .catch(() => undefined)
+    .then(
+      (v) => {
+        kept.settled = { value: v };
+        slot.latest = kept.settled;
+        const ended = Date.now();
+        slot.nextAt = ended + REFRESH_SPACING * (ended - began);
+      },
+      // A failure (a time limit, the database gone) is not remembered: the next request tries again.
+      () => {
+        if (slot.kept.get(version) === kept) slot.kept.delete(version);
+      },
+    )
     .finally(() => {
       if (slot.running === value) slot.running = undefined;
     });
   return value;
-}
-
-/** The value if it settles within `ms`, else undefined (a failure counts as not settled). */
-async function within<T>(value: Promise<T>, ms: number): Promise<{ value: T } | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([value.then((v) => ({ value: v })).catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export async function summary<T>(
@@ -117,8 +104,9 @@ export async function summary<T>(
   if (!pending && slot.running === undefined && Date.now() >= slot.nextAt) {
     pending = start(slot, version, compute);
   }
+  // A failure counts as not settled: the newest value is answered.
   const quick = pending && (await within(pending, STALE_AFTER_MS));
-  if (quick) return { value: quick.value, current: true };
+  if (quick && 'value' in quick) return { value: quick.value, current: true };
   return { value: slot.latest.value as T, current: false };
 }
 
