@@ -18,7 +18,10 @@ import { within } from '../util/within.js';
 const VERSIONS_KEPT = 4;
 /** How long a request waits for the summary of a changed database before it takes the newest one computed. */
 export const STALE_AFTER_MS = 250;
-/** A summary is computed again no sooner than this many times its last computation's length after it ended. */
+/**
+ * A summary whose last computation took longer than STALE_AFTER_MS is computed again no sooner than this many
+ * times that length after it ended.
+ */
 const REFRESH_SPACING = 4;
 
 export interface Summarised<T> {
@@ -72,7 +75,9 @@ function start<T>(slot: Slot, version: string, compute: () => Promise<T>): Promi
         kept.settled = { value: v };
         slot.latest = kept.settled;
         const ended = Date.now();
-        slot.nextAt = ended + REFRESH_SPACING * (ended - began);
+        const length = ended - began;
+        // Only a computation longer than a request waits for is spaced: a quick one runs at the next change.
+        slot.nextAt = length < STALE_AFTER_MS ? 0 : ended + REFRESH_SPACING * length;
       },
       // A failure (a time limit, the database gone) is not remembered: the next request tries again.
       () => {
