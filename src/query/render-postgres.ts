@@ -25,7 +25,44 @@ const UUID_COLUMNS = new Set(['uuid']);
 
 const isJson = (e: Expr): e is JsonExpr => e.t === 'json';
 
+const samePlace = (a: JsonExpr, b: JsonExpr) =>
+  a.alias === b.alias && a.column === b.column && a.path.join('\u0000') === b.path.join('\u0000');
+
+/** jsonb_typeof's name for a value bound as jsonb (dates are bound as their ISO text). */
+function jsonTypeOf(value: unknown): string | undefined {
+  if (typeof value === 'string' || value instanceof Date) return 'string';
+  if (typeof value === 'number') return 'number';
+  return undefined;
+}
+
+/**
+ * The items of a conjunction without the type tests that an equality beside them already implies. The compiler
+ * guards `attributes.x == "eV"` with a test of x's type, which SQLite needs (its JSON values compare as SQL
+ * values); jsonb equality compares types too, and each test reads the JSON document once more per row.
+ */
+function withoutImpliedTypeTests(items: Expr[]): Expr[] {
+  const implied = (test: Expr) =>
+    test.t === 'in' &&
+    isJson(test.item) &&
+    test.item.mode === 'type' &&
+    items.some((other) => {
+      if (other.t !== 'cmp' || other.op !== '=' || other.right.t !== 'param') return false;
+      if (!isJson(other.left) || other.left.mode !== 'value' || !samePlace(other.left, test.item as JsonExpr))
+        return false;
+      const type = jsonTypeOf(other.right.value);
+      return test.values.some((v) => v.t === 'param' && TYPE_NAMES[String(v.value)] === type);
+    });
+  const kept = items.filter((item) => !implied(item));
+  return kept.length === items.length ? items : kept;
+}
+
 class PostgresRenderer extends SqlRenderer {
+  override expr(e: Expr): string {
+    if (e.t !== 'and') return super.expr(e);
+    const items = withoutImpliedTypeTests(e.items);
+    return items.length === 1 ? this.expr(items[0] as Expr) : super.expr({ ...e, items });
+  }
+
   protected placeholder(value: unknown): string {
     this.params.push(value);
     return `$${this.params.length}`;
