@@ -18,6 +18,8 @@ export interface ProfileOptions extends QuerySettings {
   replicasOnly?: boolean;
   /** Told when a database server of a source is taken out or put back. */
   onServerChange?: (server: string, up: boolean, problem?: string) => void;
+  /** Where Quarry keeps what it derives: a PostgreSQL source's summaries go to its `summaries/` folder. */
+  cacheDir?: string;
 }
 
 interface ProfileEntry {
@@ -144,6 +146,7 @@ function postgresSettings(options: ProfileOptions) {
     onIdleError: options.onIdleError,
     replicasOnly: options.replicasOnly,
     onChange: options.onServerChange,
+    summaryDir: options.cacheDir === undefined ? undefined : join(options.cacheDir, 'summaries'),
   };
 }
 

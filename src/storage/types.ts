@@ -3,6 +3,7 @@
  * Asynchronous throughout so that heavy queries can later move off the event loop.
  */
 import type { Readable } from 'node:stream';
+import type { SummaryFiles } from './summary-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -74,6 +75,8 @@ export interface StorageBackend {
    * are recomputed. Archives never change and have none.
    */
   dataVersion?(): Promise<string>;
+  /** Where a live database's summaries outlast a restart of Quarry (none: computed again at each start). */
+  readonly summaryFiles?: SummaryFiles;
   /** A whole-database summary computed when the storage was prepared (an archive's copy has them), as JSON. */
   keptSummary?(name: KeptSummaryName): Promise<string | undefined>;
   /**

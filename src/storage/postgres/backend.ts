@@ -3,12 +3,15 @@ import { StorageOpenError, type Repository, type StorageBackend } from '../types
 import { PostgresDatabase, type PostgresOptions } from './database.js';
 import { PostgresServers, ServerLostError, type ServersOptions } from './servers.js';
 import { redacted } from './url.js';
+import { SummaryFiles } from '../summary-files.js';
 
 export interface OpenPostgresOptions extends Omit<PostgresOptions, 'url'>, ServersOptions {
   /** The name `?profile=` selects it by. */
   name: string;
   /** Read replicas of the database (streaming standbys), as connection URLs; each gets a pool of its own. */
   replicas?: string[];
+  /** The folder where its summaries are kept across restarts (none: computed again at each start). */
+  summaryDir?: string;
 }
 
 /** Schema revisions of aiida-core 2.x whose tables Quarry reads. */
@@ -19,7 +22,7 @@ export async function openPostgres(
   repository: Repository,
   options: OpenPostgresOptions,
 ): Promise<StorageBackend> {
-  const { replicas = [], replicasOnly, retryMs, onChange, ...settings } = options;
+  const { replicas = [], replicasOnly, retryMs, onChange, summaryDir, ...settings } = options;
   const db = new PostgresServers(
     new PostgresDatabase({ url, ...settings }),
     replicas.map((replica) => new PostgresDatabase({ ...settings, url: replica })),
@@ -44,6 +47,7 @@ export async function openPostgres(
     dataVersion(this: StorageBackend) {
       return (this.db.dataVersion as NonNullable<typeof this.db.dataVersion>)();
     },
+    ...(summaryDir === undefined ? {} : { summaryFiles: new SummaryFiles(summaryDir) }),
     health: () => db.health(),
     async close() {
       if (closed) return;
