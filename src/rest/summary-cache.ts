@@ -100,9 +100,9 @@ export async function summary<T>(
 ): Promise<Summarised<T>> {
   const version = backend.dataVersion ? await backend.dataVersion() : '';
   const slot = slotOf(backend, name);
-  const computeKept = () => keptOnDisk(backend, name, version, compute);
   const kept = slot.kept.get(version);
   if (kept?.settled) return { value: kept.settled.value as T, current: true };
+  const computeKept = () => keptOnDisk(backend, name, version, compute);
   let pending = kept?.promise as Promise<T> | undefined;
   if (slot.latest === undefined) {
     // Nothing computed yet: this version's value, or the one being computed (at start-up, say).
