@@ -9,7 +9,7 @@
  * written under, and a database that keeps changing keeps one file a summary, not one a version.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from './types.js';
 
@@ -54,7 +54,8 @@ export class SummaryFiles {
       await writeFile(temporary, JSON.stringify({ key, value } satisfies SummaryFile));
       await rename(temporary, path);
     } catch {
-      // Not kept: computed again after a restart, as without these files.
+      // Not kept: computed again after a restart, as without these files; nor is a part written left behind.
+      await rm(temporary, { force: true }).catch(() => undefined);
     }
   }
 }
