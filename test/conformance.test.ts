@@ -1,26 +1,20 @@
 /**
- * The conformance replay: every recorded request of ../shared/conformance against Quarry serving the same
+ * The conformance replay: every recorded request of the corpus (test/conformance/corpus.ts) against Quarry serving the same
  * data, on every storage backend (one matrix): the archives themselves; the rich data as a core.sqlite_dos
  * folder (the archive's database beside the profile's disk-objectstore container); and the PostgreSQL
  * profile restored from its dump into a throw-away cluster, judged against the answers the reference gave
  * from that profile. Endpoints in scope must agree (or differ only as docs/compatibility.md says).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
-import {
-  ARCHIVES,
-  conformanceDir,
-  loadArchiveCase,
-  replayArchive,
-  type Verdict,
-} from './conformance/replay.js';
+import { richFile, sayIfSharedSkipped } from './conformance/corpus.js';
+import { ARCHIVES, loadArchiveCase, replayArchive, type Verdict } from './conformance/replay.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { tempDir } from './support/temp.js';
 
 type Case = {
   label: string;
@@ -28,10 +22,12 @@ type Case = {
   open: () => Promise<StorageBackend>;
 };
 
-const temp = () => mkdtempSync(join(tmpdir(), 'quarry-conf-'));
-const dataDir = join(conformanceDir(), 'data');
+const temp = () => tempDir('quarry-conf-');
 const rich = loadArchiveCase('rich');
 const richPsql = loadArchiveCase('rich', 'psql');
+if (!rich || !richPsql)
+  throw new Error('the rich conformance fixtures are missing from test/fixtures/conformance');
+sayIfSharedSkipped();
 let cluster: Cluster | undefined;
 
 const cases: Case[] = [];
@@ -39,20 +35,17 @@ for (const name of ARCHIVES) {
   const data = loadArchiveCase(name);
   if (data) cases.push({ label: name, data, open: () => openArchive(data.archive, { cacheDir: temp() }) });
 }
-if (rich) {
+{
   cases.push({
     label: 'rich as core.sqlite_dos',
     data: rich,
     open: async () =>
-      openSqliteDos(
-        await sqliteDosFolder(rich.archive, join(dataDir, 'rich-container-packed.tar.gz'), temp()),
-        {
-          name: 'rich',
-        },
-      ),
+      openSqliteDos(await sqliteDosFolder(rich.archive, richFile('rich-container-packed.tar.gz'), temp()), {
+        name: 'rich',
+      }),
   });
 }
-if (richPsql && (postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES)) {
+if (postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES) {
   cases.push({
     label: 'rich as core.psql_dos',
     data: richPsql,
@@ -60,16 +53,11 @@ if (richPsql && (postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTG
       cluster = await startCluster();
       if (!cluster)
         throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
-      cluster.restore('rich', join(dataDir, 'rich-psql.sql.gz'));
-      const repository = await unpackContainer(join(dataDir, 'rich-container-loose.tar.gz'), temp());
+      cluster.restore('rich', richFile('rich-psql.sql.gz'));
+      const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), temp());
       return openPostgresUrl(cluster.url('rich'), repository, { name: 'rich' });
     },
   });
-}
-if (cases.length === 0) {
-  console.log(
-    `conformance replay skipped: no recorded answers at ${conformanceDir()} (set QUARRY_CONFORMANCE_DIR)`,
-  );
 }
 
 function table(name: string, verdicts: Verdict[]): string {

@@ -3,38 +3,36 @@
  * into one zlib-compressed pack): every object the nodes refer to, byte for byte; unknown and malformed
  * keys; damaged packs; a container that changes while served; and no file written into the container.
  */
-import { cpSync, existsSync, readdirSync, rmSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CorruptObjectError, DiskObjectStore, openContainer } from '../src/storage/disk-objectstore.js';
 import { StorageOpenError } from '../src/storage/types.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
 import { archiveDatabase, unpackContainer } from './support/profile-fixtures.js';
 
-const dataDir = join(conformanceDir(), 'data');
 const tarballs = { loose: 'rich-container-loose.tar.gz', packed: 'rich-container-packed.tar.gz' };
-const available = Object.values(tarballs).every((t) => existsSync(join(dataDir, t)));
 
 /** Every file path under a folder, for checking that nothing was added. */
 function listing(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' }).sort();
 }
 
-describe.skipIf(!available)('disk-objectstore containers', () => {
+describe('disk-objectstore containers', () => {
   let keys: string[];
   const containers: Record<string, string> = {};
 
   beforeAll(async () => {
     const db = join(tempDir(), 'db.sqlite3');
-    await archiveDatabase(join(dataDir, 'rich.aiida'), db);
+    await archiveDatabase(richFile('rich.aiida'), db);
     const sqlite = new BetterSqlite3(db, { readonly: true });
     const rows = sqlite.prepare('SELECT repository_metadata AS m FROM db_dbnode').all() as { m: string }[];
     sqlite.close();
     keys = [...repositoryKeys(rows.map((r) => r.m))];
     for (const [kind, tarball] of Object.entries(tarballs)) {
-      containers[kind] = await unpackContainer(join(dataDir, tarball), tempDir());
+      containers[kind] = await unpackContainer(richFile(tarball), tempDir());
     }
   }, 60_000);
 

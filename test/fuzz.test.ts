@@ -1,14 +1,12 @@
 /**
  * The fuzz suite: thousands of generated requests (seeded, so every run sends the same ones) against each
  * storage backend, none of which may be answered with a 500, a crash or no answer at all. The backends: the
- * rich archive (a generated one without ../shared), the same data as a core.sqlite_dos folder, and as a
+ * rich archive, the same data as a core.sqlite_dos folder, and as a
  * PostgreSQL profile (skipped when PostgreSQL is not installed, unless QUARRY_REQUIRE_POSTGRES is set).
  *
  * QUARRY_FUZZ_CASES sets the requests per backend (default 1500), QUARRY_FUZZ_SEED the seed, and
  * QUARRY_FUZZ_BUDGET the seconds one backend may take (default 60; longer runs raise it with the cases).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,10 +14,10 @@ import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-c
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
-import { conformanceDir } from './conformance/replay.js';
+import { FIXTURES_DIR, richFile } from './conformance/corpus.js';
 import { collectCorpus, describeFailure, runFuzz, summary } from './fuzz/runner.js';
-import { smallArchive } from './helpers.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
 
 const CASES = Number(process.env.QUARRY_FUZZ_CASES ?? 1500);
 const SEED = Number(process.env.QUARRY_FUZZ_SEED ?? 20_241_115);
@@ -28,32 +26,26 @@ const BUDGET_MS = 1000 * Number(process.env.QUARRY_FUZZ_BUDGET ?? Math.max(60, C
 const QUERY_TIMEOUT_MS = 1500;
 const CASE_TIMEOUT_MS = 15_000;
 
-const temp = () => mkdtempSync(join(tmpdir(), 'quarry-fuzz-'));
-const shared = conformanceDir();
-const data = join(shared, 'data');
-const rich = join(data, 'rich.aiida');
-const hasRich = existsSync(rich);
-const packed = join(data, 'rich-container-packed.tar.gz');
-const loose = join(data, 'rich-container-loose.tar.gz');
-const dump = join(data, 'rich-psql.sql.gz');
-const withPostgres =
-  (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) &&
-  existsSync(dump) &&
-  existsSync(loose);
+const temp = () => tempDir('quarry-fuzz-');
+const rich = richFile('rich.aiida');
+const packed = richFile('rich-container-packed.tar.gz');
+const loose = richFile('rich-container-loose.tar.gz');
+const dump = richFile('rich-psql.sql.gz');
+const withPostgres = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 const open: { label: string; skip: boolean; open: () => Promise<StorageBackend> }[] = [
   {
-    label: hasRich ? 'rich.aiida' : 'generated archive',
+    label: 'rich.aiida',
     skip: false,
     open: async () =>
-      openArchive(hasRich ? rich : await smallArchive(600, 11), {
+      openArchive(rich, {
         cacheDir: temp(),
         queryTimeoutMs: QUERY_TIMEOUT_MS,
       }),
   },
   {
     label: 'rich as core.sqlite_dos',
-    skip: !hasRich || !existsSync(packed),
+    skip: false,
     open: async () =>
       openSqliteDos(await sqliteDosFolder(rich, packed, temp()), {
         name: 'rich',
@@ -94,7 +86,7 @@ describe('fuzz: no input gets a 500, a crash or no answer', () => {
         const storage = await backend.open();
         const app = await buildApp({ backends: [storage], queryTimeoutMs: QUERY_TIMEOUT_MS });
         opened.push({ app, backend: storage });
-        const corpus = await collectCorpus(app, hasRich ? shared : undefined);
+        const corpus = await collectCorpus(app, join(FIXTURES_DIR, 'requests', 'rich.jsonl.gz'));
         const seed = SEED + i;
         const report = await runFuzz(app, corpus, {
           label: backend.label,

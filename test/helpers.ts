@@ -1,15 +1,12 @@
 /** Shared fixtures: a small generated archive, opened once per test file. */
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateArchive } from '../src/generate/index.js';
 import { buildApp, type AppOptions } from '../src/http/app.js';
 import { openArchive } from '../src/storage/index.js';
+import { tempDir } from './support/temp.js';
 
-export function tempDir(prefix = 'quarry-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 export async function smallArchive(nodes = 400, seed = 7): Promise<string> {
   const out = join(tempDir(), `small-${nodes}-${seed}.aiida`);

@@ -5,27 +5,25 @@
  * text that must not reach the client. Run on a generated archive and on a PostgreSQL profile (the rich
  * data; skipped without PostgreSQL or the conformance dump, unless QUARRY_REQUIRE_POSTGRES is set).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { smallArchive } from './helpers.js';
 import { unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
 
-const data = join(conformanceDir(), 'data');
-const dump = join(data, 'rich-psql.sql.gz');
-const loose = join(data, 'rich-container-loose.tar.gz');
+const dump = richFile('rich-psql.sql.gz');
+const loose = richFile('rich-container-loose.tar.gz');
 const withPostgres =
   (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) &&
   existsSync(dump) &&
   existsSync(loose);
-const temp = () => mkdtempSync(join(tmpdir(), 'quarry-bounds-'));
+const temp = () => tempDir('quarry-bounds-');
 
 let cluster: Cluster | undefined;
 afterAll(() => cluster?.destroy());

@@ -11,11 +11,11 @@ import { buildApp } from '../src/http/app.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { tempDir } from './helpers.js';
 import { ODD, oddArchive, oddContainer, oddPostgresInsert, oddSqliteDos } from './support/odd-data.js';
 
-const dump = join(conformanceDir(), 'data', 'rich-psql.sql.gz');
+const dump = richFile('rich-psql.sql.gz');
 const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES === '1';
 let cluster: Cluster | undefined;
 

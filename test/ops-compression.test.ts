@@ -1,10 +1,8 @@
 /** gzip and brotli: chosen from Accept-Encoding, the identical bytes once decoded, only where it is worth it. */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROTLI_FROM, chooseCoding, isCompressedFormat } from '../src/ops/compression.js';
-import { conformanceDir } from './conformance/replay.js';
+import { sayIfSharedSkipped, sharedArchive } from './conformance/corpus.js';
 import { listeningOn, smallArchive } from './helpers.js';
 import { httpGet, type BytesAnswer } from './support/http-get.js';
 
@@ -129,15 +127,16 @@ describe('over HTTP', () => {
   });
 });
 
-const simple = join(conformanceDir(), 'data', 'export_main_0001_simple.aiida');
+const simple = sharedArchive('export_main_0001_simple.aiida');
+sayIfSharedSkipped();
 
-describe.skipIf(!existsSync(simple))('a repository file, streamed', () => {
+describe.skipIf(simple === undefined)('a repository file, streamed', () => {
   let served: Awaited<ReturnType<typeof listeningOn>>;
   /** The biggest file of the archive (709 kB of text), of its FolderData node. */
   let path = '';
 
   beforeAll(async () => {
-    served = await listeningOn(simple);
+    served = await listeningOn(simple as string);
     const folder = '/api/v4/nodes/?node_type="data.core.folder.FolderData."&limit=1';
     const uuid = JSON.parse((await httpGet(served.port, folder)).body.toString()).data.nodes[0].uuid;
     const sizes: [string, number][] = [];

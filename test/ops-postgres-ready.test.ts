@@ -2,21 +2,19 @@
  * /readyz and /metrics over real HTTP for a PostgreSQL source whose database goes down and comes back (a
  * throw-away cluster with the recorded rich dump).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { buildApp } from '../src/http/app.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
 import type { StorageBackend } from '../src/storage/types.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
 
-const dump = join(conformanceDir(), 'data', 'rich-psql.sql.gz');
-const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+const dump = richFile('rich-psql.sql.gz');
+const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 describe.skipIf(!available)('readiness of a PostgreSQL source', () => {
   let cluster: Cluster;
@@ -27,11 +25,8 @@ describe.skipIf(!available)('readiness of a PostgreSQL source', () => {
   beforeAll(async () => {
     cluster = await startCluster();
     cluster.restore('rich', dump);
-    const root = mkdtempSync(join(tmpdir(), 'quarry-ready-'));
-    const container = await unpackContainer(
-      join(conformanceDir(), 'data', 'rich-container-loose.tar.gz'),
-      root,
-    );
+    const root = tempDir('quarry-ready-');
+    const container = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
     backend = await openPostgresUrl(cluster.url('rich'), container, {
       name: 'rich',
       workers: 2,

@@ -19,9 +19,10 @@ import { openArchive } from '../src/storage/index.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
+import { richFile } from './conformance/corpus.js';
 
 const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
-const dump = join(import.meta.dirname, '..', '..', 'shared', 'conformance', 'data', 'rich-psql.sql.gz');
+const dump = richFile('rich-psql.sql.gz');
 
 /** Text that COPY's text format must escape, in a label and a description of one node. */
 const AWKWARD = 'tab\there, line\nbreak, return\r, back\\slash \\N and \u00e9';

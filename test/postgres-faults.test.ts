@@ -3,8 +3,7 @@
  * time limit, 200 concurrent requests on a small pool, and writes refused. Needs PostgreSQL (.ci/run
  * installs it) and the conformance data; skips without them.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -14,18 +13,18 @@ import { PostgresDatabase } from '../src/storage/postgres/database.js';
 import type { PostgresServers } from '../src/storage/postgres/servers.js';
 import { openPostgresUrl, openProfile } from '../src/storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../src/storage/types.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
 
-const dataDir = join(conformanceDir(), 'data');
-const dump = join(dataDir, 'rich-psql.sql.gz');
+const dump = richFile('rich-psql.sql.gz');
 // CI sets QUARRY_REQUIRE_POSTGRES, so that a failed install fails these tests instead of skipping them.
-const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 /** An AiiDA configuration (`.aiida/config.json` in a folder of its own) with one core.psql_dos profile. */
 function aiidaConfig(name: string, settings: Record<string, unknown>): string {
-  const folder = join(mkdtempSync(join(tmpdir(), 'quarry-aiida-')), '.aiida');
+  const folder = join(tempDir('quarry-aiida-'), '.aiida');
   mkdirSync(folder);
   const file = join(folder, 'config.json');
   const storage = { backend: 'core.psql_dos', config: settings };
@@ -44,8 +43,8 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
     cluster = await startCluster();
     cluster.restore('rich', dump);
     // Laid out as a profile's repository folder: <repository>/container.
-    const root = mkdtempSync(join(tmpdir(), 'quarry-pgf-'));
-    const unpacked = await unpackContainer(join(dataDir, 'rich-container-loose.tar.gz'), root);
+    const root = tempDir('quarry-pgf-');
+    const unpacked = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
     repository = join(root, 'repository');
     mkdirSync(repository);
     renameSync(unpacked, join(repository, 'container'));

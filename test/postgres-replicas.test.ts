@@ -3,10 +3,7 @@
  * streaming standby made from it with `pg_basebackup -R`, served through Quarry over HTTP. Needs PostgreSQL
  * (.ci/run installs it) and the conformance data; skips without them.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
@@ -15,12 +12,13 @@ import { openContainer } from '../src/storage/disk-objectstore.js';
 import { openPostgres } from '../src/storage/postgres/backend.js';
 import type { PostgresServers } from '../src/storage/postgres/servers.js';
 import type { StorageBackend } from '../src/storage/types.js';
-import { conformanceDir, loadArchiveCase, replayArchive } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
+import { loadArchiveCase, replayArchive } from './conformance/replay.js';
 import { unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
 
-const dataDir = join(conformanceDir(), 'data');
-const dump = join(dataDir, 'rich-psql.sql.gz');
-const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+const dump = richFile('rich-psql.sql.gz');
+const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,10 +65,7 @@ describe.skipIf(!available)('PostgreSQL with a streaming read replica', () => {
     primary = await startCluster();
     primary.restore('rich', dump);
     standby = await startCluster({ standbyOf: primary });
-    repository = await unpackContainer(
-      join(dataDir, 'rich-container-loose.tar.gz'),
-      mkdtempSync(join(tmpdir(), 'quarry-replica-')),
-    );
+    repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir('quarry-replica-'));
   }, 120_000);
 
   afterAll(async () => {

@@ -1,18 +1,15 @@
 /** Several storages in one server: `?profile=NAME` picks one per request; the first answers by default. */
 import { join } from 'node:path';
-import { existsSync, truncateSync } from 'node:fs';
+import { truncateSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
 import { postgresTarget, redacted } from '../src/storage/postgres/url.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { sqliteDosFolder } from './support/profile-fixtures.js';
-
-const dataDir = join(conformanceDir(), 'data');
-const available = existsSync(join(dataDir, 'rich.aiida'));
 
 /** The CIF file of the first CifData node, downloaded (`query` selects the profile). */
 async function downloadCif(app: FastifyInstance, query = '') {
@@ -21,7 +18,7 @@ async function downloadCif(app: FastifyInstance, query = '') {
   return app.inject(`/api/v4/nodes/${uuid}/download/?download_format=cif${query}`);
 }
 
-describe.skipIf(!available)('profile selection', () => {
+describe('profile selection', () => {
   let backends: StorageBackend[];
   let app: FastifyInstance;
   const total = async (url: string) => {
@@ -31,8 +28,8 @@ describe.skipIf(!available)('profile selection', () => {
 
   beforeAll(async () => {
     const folder = await sqliteDosFolder(
-      join(dataDir, 'rich.aiida'),
-      join(dataDir, 'rich-container-packed.tar.gz'),
+      richFile('rich.aiida'),
+      richFile('rich-container-packed.tar.gz'),
       tempDir(),
     );
     backends = [
@@ -69,8 +66,8 @@ describe.skipIf(!available)('profile selection', () => {
 
   it('answers 502 with a message for a file whose pack is damaged, and goes on serving', async () => {
     const folder = await sqliteDosFolder(
-      join(dataDir, 'rich.aiida'),
-      join(dataDir, 'rich-container-packed.tar.gz'),
+      richFile('rich.aiida'),
+      richFile('rich-container-packed.tar.gz'),
       tempDir(),
     );
     truncateSync(join(folder, 'container', 'packs', '0'), 0);

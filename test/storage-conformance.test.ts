@@ -1,22 +1,24 @@
 /**
- * The archive backend on the real archives of ../shared/conformance/data: every archive opens, its database
+ * The archive backend on the real archives of the conformance corpus: every archive opens, its database
  * is the archive's own, and every file the database refers to is served with the content its key names.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creationStatistics, typeCounts } from '../src/query/aggregates.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
+import { richFile, SHARED_ARCHIVES, sayIfSharedSkipped, sharedArchive } from './conformance/corpus.js';
 
-const dataDir = join(
-  process.env.QUARRY_CONFORMANCE_DIR ?? fileURLToPath(new URL('../../shared/conformance', import.meta.url)),
-  'data',
-);
-const archives = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => f.endsWith('.aiida')) : [];
+/** The rich archive (in the repository) and aiida-core's test archives where ../shared has them. */
+const archives = new Map<string, string>([['rich.aiida', richFile('rich.aiida')]]);
+for (const name of SHARED_ARCHIVES) {
+  const file = sharedArchive(`${name}.aiida`);
+  if (file !== undefined) archives.set(`${name}.aiida`, file);
+}
+sayIfSharedSkipped();
 
 /** db.sqlite3 read with plain yauzl, independently of the backend's own zip code. */
 async function databaseOf(file: string): Promise<Buffer> {
@@ -31,9 +33,9 @@ async function databaseOf(file: string): Promise<Buffer> {
   throw new Error(`${file} has no db.sqlite3`);
 }
 
-describe.skipIf(archives.length === 0)('conformance archives', () => {
-  describe.each(archives)('%s', (name) => {
-    const file = join(dataDir, name);
+describe('conformance archives', () => {
+  describe.each([...archives.keys()])('%s', (name) => {
+    const file = archives.get(name) as string;
     let backend: StorageBackend;
     let cacheDir: string;
     beforeAll(async () => {
@@ -100,11 +102,11 @@ describe.skipIf(archives.length === 0)('conformance archives', () => {
     });
   });
 
-  describe.skipIf(!archives.includes('rich.aiida'))('rich.aiida', () => {
+  describe('rich.aiida', () => {
     it('holds as many nodes as its summary says, and answers 200 parallel reads and queries', async () => {
-      const summary = readFileSync(join(dataDir, 'rich-summary.txt'), 'utf8');
+      const summary = readFileSync(richFile('rich-summary.txt'), 'utf8');
       const total = Number(/^total nodes (\d+)$/m.exec(summary)?.[1]);
-      const backend = await openArchive(join(dataDir, 'rich.aiida'), { cacheDir: tempDir() });
+      const backend = await openArchive(richFile('rich.aiida'), { cacheDir: tempDir() });
       try {
         const [{ n }] = (await backend.db.all({
           sql: 'SELECT count(*) AS n FROM db_dbnode',

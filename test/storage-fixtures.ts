@@ -1,15 +1,13 @@
 /** Small synthetic .aiida archives (and broken ones) for the storage tests; no generator, no shared data. */
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import yazl from 'yazl';
+import { tempDir as madeTempDir } from './support/temp.js';
 
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'quarry-storage-'));
-}
+export const tempDir = (): string => madeTempDir('quarry-storage-');
 
 export type ZipContent = Record<string, string | Buffer>;
 

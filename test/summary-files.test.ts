@@ -4,20 +4,20 @@
  * nodes; after a write, or from a file that is not whole, they are computed again (a throw-away cluster with the
  * recorded rich dump).
  */
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { statisticsJson, typeCountsOf, warmSummaries } from '../src/rest/node-summaries.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
 import type { Database, StorageBackend } from '../src/storage/types.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { unpackContainer } from './support/profile-fixtures.js';
 import { cli, serveProcesses, until } from './support/serving.js';
+import { tempDir } from './support/temp.js';
 
-const dump = join(conformanceDir(), 'data', 'rich-psql.sql.gz');
-const available = (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(dump);
+const dump = richFile('rich-psql.sql.gz');
+const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The storage with its statements that read the nodes counted: a summary computed reads every node. */
@@ -53,8 +53,8 @@ describe.skipIf(!available)('summaries kept across restarts', () => {
   beforeAll(async () => {
     cluster = await startCluster();
     cluster.restore('rich', dump);
-    const root = mkdtempSync(join(tmpdir(), 'quarry-kept-'));
-    container = await unpackContainer(join(conformanceDir(), 'data', 'rich-container-loose.tar.gz'), root);
+    const root = tempDir('quarry-kept-');
+    container = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
     cacheDir = join(root, 'cache');
   }, 60_000);
 
@@ -112,7 +112,7 @@ describe.skipIf(!available)('summaries kept across restarts', () => {
   it.skipIf(!existsSync(cli))(
     'keeps them in the cache folder of `quarry serve`, read by the next start',
     async () => {
-      const cache = mkdtempSync(join(tmpdir(), 'quarry-kept-cli-'));
+      const cache = tempDir('quarry-kept-cli-');
       const files = () => readdirSync(join(cache, 'summaries')).filter((f) => f.endsWith('.json'));
       const serveOnce = async () => {
         const args = ['--repository', container, '--cache-dir', cache];

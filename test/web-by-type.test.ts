@@ -2,7 +2,6 @@
  * The pure logic of the explorer's by-type views (web/src/by-type/logic), checked on hand-made cases and on the
  * real rich conformance archive, whose answers come from the API the views read.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arrayInfos,
@@ -36,6 +35,7 @@ import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks } from '../web/src/by-type/logic/scale.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
+import { richFile } from './conformance/corpus.js';
 
 const fcc: Cell = [
   [0, 2.715, 2.715],
@@ -366,7 +366,7 @@ describe('provenance graph', () => {
 });
 
 // The same logic on what the API answers for the rich archive: every structure, CIF and band structure in it.
-const rich = join(import.meta.dirname, '../../shared/conformance/data/rich.aiida');
+const rich = richFile('rich.aiida');
 
 describe('on the rich conformance archive', () => {
   let served: Awaited<ReturnType<typeof appOn>>;

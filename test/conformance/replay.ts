@@ -1,22 +1,14 @@
 /** Replay recorded requests against Quarry in-process and judge each answer by the conformance rules. */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { zoneDifference } from './bz-compare.js';
 import { cifDifference, isCif } from './cif-compare.js';
 import { errorMessage, firstDiff, mediaType, normalise, sortLists } from './compare.js';
+import { caseFiles, readLines } from './corpus.js';
 import { EXPECTATIONS } from './expectations.js';
 import { numberKindDifference } from './number-kinds.js';
 import { endpointOf, inScope } from './scope.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-export function conformanceDir(): string {
-  return process.env.QUARRY_CONFORMANCE_DIR ?? resolve(here, '../../../shared/conformance');
-}
-
-export const ARCHIVES = ['rich', 'arithmetic.add', 'export_main_0001_simple', 'graph1'];
+export { ARCHIVES } from './corpus.js';
 
 export interface RecordedRequest {
   id: string;
@@ -44,33 +36,30 @@ export interface Verdict {
   problem?: string;
 }
 
-const readJsonl = <T>(file: string): T[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(file: string): T[] => readLines(file).map((l) => JSON.parse(l) as T);
 
 const readGolden = (file: string): Golden[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((line) => ({ ...(JSON.parse(line) as Golden), line }));
+  readLines(file).map((line) => ({ ...(JSON.parse(line) as Golden), line }));
 
 /**
  * The recorded requests of one data set and the reference's answers: those served from the archive, or with
  * `answers: 'psql'` those served from the PostgreSQL profile holding the same data.
  */
 export function loadArchiveCase(name: string, answers: 'archive' | 'psql' = 'archive') {
-  const dir = conformanceDir();
-  const archive = join(dir, 'data', `${name}.aiida`);
-  const requests = join(dir, 'requests', `${name}.jsonl`);
-  const golden = join(dir, 'golden', answers === 'psql' ? `${name}-psql.jsonl` : `${name}.jsonl`);
-  if (![archive, requests, golden].every(existsSync)) return undefined;
-  const psqlFile = join(dir, 'golden', `${name}-psql.jsonl`);
-  const psql = existsSync(psqlFile)
-    ? new Map(readGolden(psqlFile).map((g) => [g.request.id, g]))
-    : new Map<string, Golden>();
-  return { archive, requests: readJsonl<RecordedRequest>(requests), golden: readGolden(golden), psql };
+  const files = caseFiles(name);
+  if (files === undefined) return undefined;
+  const golden = answers === 'psql' ? files.psqlGolden : files.golden;
+  if (golden === undefined) return undefined;
+  const psql =
+    files.psqlGolden === undefined
+      ? new Map<string, Golden>()
+      : new Map(readGolden(files.psqlGolden).map((g) => [g.request.id, g]));
+  return {
+    archive: files.archive,
+    requests: readJsonl<RecordedRequest>(files.requests),
+    golden: readGolden(golden),
+    psql,
+  };
 }
 
 interface Answer {

@@ -3,9 +3,8 @@
  * per-case time, it is no 500 (nor another 5xx than a time limit's 503 or the reference's 501 for exports it
  * does not offer), and an error is JSON with a string `message`.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { readLines } from '../conformance/corpus.js';
 import { queryBuilderRequest } from './bodies.js';
 import { restRequest, type Corpus, type FuzzRequest } from './urls.js';
 import { Rng } from './values.js';
@@ -123,7 +122,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What the served data holds, asked of the server itself, and the requests real clients sent. */
-export async function collectCorpus(app: FastifyInstance, conformanceDir?: string): Promise<Corpus> {
+export async function collectCorpus(app: FastifyInstance, recorded?: string): Promise<Corpus> {
   const get = async (url: string): Promise<Record<string, unknown>> => {
     const answer = await app.inject({ method: 'GET', url });
     if (answer.statusCode !== 200)
@@ -157,13 +156,11 @@ export async function collectCorpus(app: FastifyInstance, conformanceDir?: strin
     recordedPaths: [],
     recordedBodies: [],
   };
-  const requests = conformanceDir === undefined ? undefined : join(conformanceDir, 'requests', 'rich.jsonl');
-  if (requests !== undefined && existsSync(requests)) {
-    for (const line of readFileSync(requests, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const recorded = JSON.parse(line) as { method: string; path: string; body?: unknown };
-      if (recorded.method === 'POST' && isRecord(recorded.body)) corpus.recordedBodies.push(recorded.body);
-      else if (recorded.method === 'GET') corpus.recordedPaths.push(recorded.path);
+  if (recorded !== undefined) {
+    for (const line of readLines(recorded)) {
+      const request = JSON.parse(line) as { method: string; path: string; body?: unknown };
+      if (request.method === 'POST' && isRecord(request.body)) corpus.recordedBodies.push(request.body);
+      else if (request.method === 'GET') corpus.recordedPaths.push(request.path);
     }
   }
   return corpus;
