@@ -82,12 +82,14 @@ export async function startCluster({ standbyOf, settings = {} }: ClusterOptions 
     const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
     return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
   };
-  if (standbyOf) {
-    const from = ['-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', USER];
-    run('pg_basebackup', ['-D', data, '-R', '-X', 'stream', '--no-sync', '-c', 'fast', ...from]);
-  } else {
-    run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
-  }
+  const initialise = () => {
+    if (standbyOf) {
+      const from = ['-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', USER];
+      run('pg_basebackup', ['-D', data, '-R', '-X', 'stream', '--no-sync', '-c', 'fast', ...from]);
+    } else {
+      run('initdb', ['-D', data, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C']);
+    }
+  };
   const pgctl = (action: 'start' | 'stop') =>
     action === 'start'
       ? run('pg_ctl', [
@@ -104,7 +106,14 @@ export async function startCluster({ standbyOf, settings = {} }: ClusterOptions 
           'start',
         ])
       : run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']);
-  pgctl('start');
+  try {
+    initialise();
+    pgctl('start');
+  } catch (error) {
+    // A cluster that never started leaves nothing behind either.
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const psql = (database: string, extra: string[], input?: string) =>
     run(
       'psql',

@@ -6,6 +6,7 @@ import { parsePublicUrl } from '../http/origin.js';
 import { replicasBySource } from './replicas.js';
 import { runServe, type ServeOptions } from './serve.js';
 import { CliError } from './errors.js';
+import { quarryVersion } from '../util/version.js';
 
 function integer(name: string) {
   return (value: string) => {
@@ -41,7 +42,9 @@ function count(value: string) {
   return n;
 }
 
-const program = new Command('quarry').description('Serve AiiDA provenance data over the AiiDA REST API v4');
+const program = new Command('quarry')
+  .description('Serve AiiDA provenance data over the AiiDA REST API v4')
+  .version(quarryVersion(), '-V, --version', "print Quarry's version");
 
 program
   .command('serve', { isDefault: true })

@@ -11,7 +11,6 @@
  * the coding (`"…-br"`), and If-None-Match compares weakly, as RFC 9110 says it must for GET.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { baseUrl } from '../http/origin.js';
@@ -19,12 +18,11 @@ import { parsedQuery, preparedBudget, selectBackend, isUntaggable } from '../htt
 import { budgeted } from '../storage/budgeted.js';
 import { countConditional } from './metrics.js';
 import type { StorageBackend } from '../storage/types.js';
+import { quarryVersion } from '../util/version.js';
 
 /** Bump when answers change shape without a new Quarry version (it is part of every tag). */
 const TAG_SCHEME = '1';
-const QUARRY_VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const QUARRY_VERSION = quarryVersion();
 
 /** Characters of base64url kept from the digest: 192 bits, more than any collision needs. */
 const TAG_CHARS = 32;

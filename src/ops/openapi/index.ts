@@ -4,18 +4,13 @@
  * the API's paths never reach these routes. The document is built and serialised once per app, when it is
  * first asked for: a serving process that is never asked loads none of its modules.
  */
-import { readFileSync } from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../http/context.js';
+import { quarryVersion } from '../../util/version.js';
 import { ASSETS, docsPage, initScript, swaggerUiFolder } from './docs-page.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-function packageVersion(): string {
-  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
-}
 
 /** The path part of `--public-url` (`https://example.org/quarry` -> `/quarry`), '' without one. */
 function basePath(publicBase: string | undefined): string {
@@ -33,7 +28,7 @@ export function registerOpenApi(app: FastifyInstance, ctx: AppContext): void {
           posting: ctx.posting,
           limitDefault: ctx.limitDefault,
           perpageDefault: ctx.perpageDefault,
-          version: packageVersion(),
+          version: quarryVersion(),
         }),
       ),
     ));
