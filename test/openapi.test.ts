@@ -1,8 +1,8 @@
 /**
  * The OpenAPI document (`/api/v4/openapi.json`) and its page (`/docs`): the document is valid OpenAPI 3.1,
  * names exactly the endpoints of the root listing and the reserved keys of the query-string language, its
- * examples fit its schemas, every answer the reference server recorded (../shared/conformance/golden) fits the
- * schema of its endpoint and status, and so does every answer Quarry gives to the same requests. Over real
+ * examples fit its schemas, every answer the reference server recorded (test/fixtures/conformance, and
+ * ../shared/conformance where present) fits the schema of its endpoint and status, and so does every answer Quarry gives to the same requests. Over real
  * HTTP: the document, the page and its assets answer, all from this server, and the root listing is unchanged.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';

@@ -12,8 +12,7 @@ import { nginxInstalled, startNginx, type RunningNginx } from '../src/bench/ngin
 const required = process.env.QUARRY_REQUIRE_NGINX === '1';
 if (!nginxInstalled()) {
   if (required)
-    throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: apt-get install nginx');
-  console.warn('test/ops-nginx.test.ts skipped: nginx is not installed (apt-get install nginx)');
+    throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
 }
 
 interface Instance {

@@ -1,4 +1,4 @@
-/** Normalisation and comparison of answers, following ../shared/conformance/README.md. */
+/** Normalisation and comparison of answers, by the rules in test/fixtures/conformance/README.md. */
 
 const HOST = /https?:\/+[^/\s"]+/g;
 const ENDPOINT_LINE = /^(\S+\s+)([A-Z,]+)(\s+\S.*)$/;

@@ -2,13 +2,11 @@
  * The by-type views and the provenance graph in Chromium, on the rich conformance archive: what each shows agrees
  * with the API's answers, nothing failed and the page logged no error.
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewKind } from '../../web/src/by-type/logic/choose.js';
 import {
   browserMissing,
-  conformanceData,
   launchBrowser,
   screenshot,
   serveExplorer,
@@ -16,8 +14,9 @@ import {
   type ApiNode,
   type WatchedPage,
 } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 /** How many pixels of a PNG differ clearly from its top-left pixel (the background), counted in the page. */
 async function drawnPixels(page: Page, png: Buffer): Promise<number> {
@@ -51,7 +50,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     ).data.nodes;
 
   beforeAll(async () => {
-    served = await serveExplorer([join(conformanceData, 'rich.aiida')]);
+    served = await serveExplorer([richFile('rich.aiida')]);
     browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -3,26 +3,23 @@
  * together: in Chromium, the home page, the node list, the groups, a group, computers and users of each source, and
  * a node of every type, show without a failed request, a console error or an error message.
  */
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
 import { smallArchive, tempDir } from '../helpers.js';
 import { unpackContainer } from '../support/profile-fixtures.js';
-import {
-  browserMissing,
-  conformanceData,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type WatchedPage,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type WatchedPage } from './support.js';
+import { richFile, SHARED_ARCHIVES, sayIfSharedSkipped, sharedArchive } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
-const archives = ['rich', 'arithmetic.add', 'export_main_0001_simple', 'graph1'].map((name) =>
-  join(conformanceData, `${name}.aiida`),
-);
+/** The rich archive, and aiida-core's test archives where ../shared has them. */
+const archives = [
+  richFile('rich.aiida'),
+  ...SHARED_ARCHIVES.map((name) => sharedArchive(`${name}.aiida`)).filter((f) => f !== undefined),
+];
+sayIfSharedSkipped();
 const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
 /**
  * The sources' names (`?profile=`): the archives' file names, the generated one's (test/helpers.ts), the
@@ -54,11 +51,8 @@ describe.skipIf(missing !== undefined)('the explorer on every source', () => {
     const extra: string[] = [];
     if (withPostgres) {
       cluster = await startCluster();
-      cluster.restore('richpg', join(conformanceData, 'rich-psql.sql.gz'));
-      const repository = await unpackContainer(
-        join(conformanceData, 'rich-container-loose.tar.gz'),
-        tempDir(),
-      );
+      cluster.restore('richpg', richFile('rich-psql.sql.gz'));
+      const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
       extra.push(cluster.url('richpg'), '--repository', repository);
     }
     [served, browser] = await Promise.all([serveExplorer([...archives, demo, ...extra]), launchBrowser()]);

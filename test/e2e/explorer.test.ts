@@ -3,12 +3,10 @@
  * from the home page to a node, a download, a group and a UUID that names nothing. What the page shows is
  * compared with the API's own answers; no request may fail and the page may log no error.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserMissing,
-  conformanceData,
   launchBrowser,
   screenshot,
   serveExplorer,
@@ -16,8 +14,10 @@ import {
   type ApiNode,
   type WatchedPage,
 } from './support.js';
+import { richFile } from '../conformance/corpus.js';
+import { smallArchive } from '../helpers.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
@@ -25,10 +25,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
   let watched: WatchedPage;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
     watched = await watchedPage(browser);
   });
   afterAll(async () => {
@@ -281,11 +278,8 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
 
   beforeAll(async () => {
     [several, rich, browser] = await Promise.all([
-      serveExplorer([
-        join(conformanceData, 'export_main_0001_simple.aiida'),
-        join(conformanceData, 'rich.aiida'),
-      ]),
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      serveExplorer([await smallArchive(300, 5), richFile('rich.aiida')]),
+      serveExplorer([richFile('rich.aiida')]),
       launchBrowser(),
     ]);
     watched = await watchedPage(browser, { dark: true });
@@ -305,7 +299,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
     await page.goto(`${several.base}/`);
     await expect.poll(() => totalShown(page)).toBe(await totalOf(several));
     const switcher = page.getByLabel('Source');
-    expect(await switcher.locator('option').allTextContents()).toEqual(['export_main_0001_simple', 'rich']);
+    expect(await switcher.locator('option').allTextContents()).toEqual(['small-300-5', 'rich']);
     await switcher.selectOption('rich');
     await page.waitForURL(/\?profile=rich$/);
     await expect.poll(() => totalShown(page)).toBe(await totalOf(several, '?profile=rich'));

@@ -5,26 +5,25 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM } from '../support/chromium.js';
 import { cli, serveProcesses, type Serving } from '../support/serving.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const repoRoot = join(import.meta.dirname, '../..');
-export const conformanceData = join(repoRoot, '../shared/conformance/data');
 export const screenshotDir = join(repoRoot, 'test-results/screenshots');
 const builtPage = join(repoRoot, 'dist/web/index.html');
 
 /**
- * Why the browser tests cannot run here, or undefined when they can; said on the console for `testFile` (its
- * `import.meta.filename`), so that a skipped file says why. CI sets QUARRY_REQUIRE_BROWSER, so that a missing
- * browser fails there instead of skipping.
+ * Why the browser tests cannot run here, or undefined when they can (the suite says it once:
+ * test/support/system-check.ts). CI sets QUARRY_REQUIRE_BROWSER, so that a missing browser fails there instead
+ * of skipping.
  */
-export function browserMissing(testFile?: string): string | undefined {
+export function browserMissing(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
-  const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium); the browser tests are skipped`;
+  const reason = `no Chromium at ${CHROMIUM} (npm run setup:system installs it); the browser tests are skipped`;
   if (process.env.QUARRY_REQUIRE_BROWSER) throw new Error(`${reason}, but QUARRY_REQUIRE_BROWSER is set`);
-  if (testFile !== undefined) console.warn(`${relative(repoRoot, testFile)}: ${reason}`);
   return reason;
 }
 

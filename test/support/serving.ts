@@ -26,12 +26,15 @@ export interface Serving {
   stderr: () => string;
 }
 
-/** `quarry serve ARCHIVE --processes N` on a free port of 127.0.0.1, once it says it serves. */
-export async function serveProcesses(archive: string, processes: number, extra: string[] = []) {
+/**
+ * `quarry serve ARCHIVE --processes N` on a free port of 127.0.0.1, once it says it serves; `entry` is the
+ * command's script (the repository's build unless a test installed Quarry elsewhere).
+ */
+export async function serveProcesses(archive: string, processes: number, extra: string[] = [], entry = cli) {
   const server = spawn(
     process.execPath,
     [
-      cli,
+      entry,
       'serve',
       archive,
       '--port',

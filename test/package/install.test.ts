@@ -1,0 +1,66 @@
+/**
+ * The package as a user gets it: `npm pack` of this checkout, installed into an empty folder with
+ * `npm install ./quarry-*.tgz`, then `quarry serve` of the rich archive from there, explorer included. Run by
+ * `npm run test:pack` (CI runs it): it needs the npm registry (or npm's cache) and takes minutes, so it is not
+ * part of `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { richFile } from '../conformance/corpus.js';
+import { httpGet } from '../support/http-get.js';
+import { serveProcesses, type Serving } from '../support/serving.js';
+import { tempDir } from '../support/temp.js';
+
+const repository = join(import.meta.dirname, '../..');
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+describe('the npm package', () => {
+  let installed = '';
+  let serving: Serving | undefined;
+
+  beforeAll(() => {
+    const packed = tempDir('quarry-pack-');
+    npm(['pack', '--pack-destination', packed, '--silent'], repository);
+    const [tarball] = readdirSync(packed).filter((name) => /^quarry-.*\.tgz$/.test(name));
+    expect(tarball, 'npm pack wrote no quarry-*.tgz').toBeDefined();
+    installed = tempDir('quarry-install-');
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'user', private: true }));
+    npm(['install', join(packed, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], installed);
+  }, 900_000);
+
+  afterAll(async () => {
+    if (serving && serving.server.exitCode === null) {
+      serving.server.kill('SIGTERM');
+      await new Promise((resolve) => serving!.server.once('exit', resolve));
+    }
+  });
+
+  it('says its version', () => {
+    const version = (
+      JSON.parse(readFileSync(join(repository, 'package.json'), 'utf8')) as { version: string }
+    ).version;
+    const said = execFileSync(join(installed, 'node_modules/.bin/quarry'), ['--version'], {
+      encoding: 'utf8',
+    });
+    expect(said.trim()).toBe(version);
+  });
+
+  it('serves an archive, the API and the explorer, with no build step at install', async () => {
+    const entry = join(installed, 'node_modules/quarry/dist/cli/main.js');
+    serving = await serveProcesses(richFile('rich.aiida'), 1, [], entry);
+    const api = await httpGet(serving.port, '/api/v4/nodes/?limit=1');
+    expect(api.status).toBe(200);
+    expect(Number(api.headers['x-total-count'])).toBe(2319);
+    const page = await httpGet(serving.port, '/', { accept: 'text/html' });
+    expect(page.status).toBe(200);
+    expect(page.body.toString()).toContain('<script');
+    const stopped = new Promise<number | null>((resolve) =>
+      serving!.server.once('exit', (code) => resolve(code)),
+    );
+    serving.server.kill('SIGTERM');
+    expect(await stopped).toBe(0);
+  });
+});
