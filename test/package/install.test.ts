@@ -4,7 +4,8 @@
  * `npm run test:pack` (CI runs it): it needs the npm registry (or npm's cache) and takes minutes, so it is not
  * part of `npm test`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,21 +15,22 @@ import { serveProcesses, type Serving } from '../support/serving.js';
 import { tempDir } from '../support/temp.js';
 
 const repository = join(import.meta.dirname, '../..');
+/** npm, run without blocking: a test worker whose event loop stalls for minutes loses touch with vitest. */
 const npm = (args: string[], cwd: string) =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  promisify(execFile)('npm', args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
 
 describe('the npm package', () => {
   let installed = '';
   let serving: Serving | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const packed = tempDir('quarry-pack-');
-    npm(['pack', '--pack-destination', packed, '--silent'], repository);
+    await npm(['pack', '--pack-destination', packed, '--silent'], repository);
     const [tarball] = readdirSync(packed).filter((name) => /^quarry-.*\.tgz$/.test(name));
     expect(tarball, 'npm pack wrote no quarry-*.tgz').toBeDefined();
     installed = tempDir('quarry-install-');
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'user', private: true }));
-    npm(['install', join(packed, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], installed);
+    await npm(['install', join(packed, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], installed);
   }, 900_000);
 
   afterAll(async () => {
