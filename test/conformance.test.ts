@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
-import { richFile, sayIfSharedSkipped } from './conformance/corpus.js';
+import { richFile } from './conformance/corpus.js';
 import { ARCHIVES, loadArchiveCase, replayArchive, type Verdict } from './conformance/replay.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
@@ -27,7 +27,6 @@ const rich = loadArchiveCase('rich');
 const richPsql = loadArchiveCase('rich', 'psql');
 if (!rich || !richPsql)
   throw new Error('the rich conformance fixtures are missing from test/fixtures/conformance');
-sayIfSharedSkipped();
 let cluster: Cluster | undefined;
 
 const cases: Case[] = [];

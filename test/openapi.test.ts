@@ -12,7 +12,6 @@ import { setFailureSink } from '../src/http/failures.js';
 import { buildDocument } from '../src/ops/openapi/document.js';
 import { RESERVED_KEYS } from '../src/querystring/parse.js';
 import { listeningOn, smallArchive } from './helpers.js';
-import { sayIfSharedSkipped } from './conformance/corpus.js';
 import { ARCHIVES, loadArchiveCase, type Golden } from './conformance/replay.js';
 import { appOn } from './helpers.js';
 import { OpenApiChecker, type Answer } from './support/openapi-check.js';
@@ -30,7 +29,6 @@ const goldenFiles = [
     (n) => `${n}.jsonl`,
   ),
 ];
-sayIfSharedSkipped();
 
 function goldenAnswers(file: string): { id: string; answer: Answer }[] {
   const name = file.replace(/\.jsonl$/, '');

@@ -2,7 +2,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROTLI_FROM, chooseCoding, isCompressedFormat } from '../src/ops/compression.js';
-import { sayIfSharedSkipped, sharedArchive } from './conformance/corpus.js';
+import { sharedArchive } from './conformance/corpus.js';
 import { listeningOn, smallArchive } from './helpers.js';
 import { httpGet, type BytesAnswer } from './support/http-get.js';
 
@@ -128,7 +128,6 @@ describe('over HTTP', () => {
 });
 
 const simple = sharedArchive('export_main_0001_simple.aiida');
-sayIfSharedSkipped();
 
 describe.skipIf(simple === undefined)('a repository file, streamed', () => {
   let served: Awaited<ReturnType<typeof listeningOn>>;

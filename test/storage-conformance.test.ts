@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creationStatistics, typeCounts } from '../src/query/aggregates.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
-import { richFile, SHARED_ARCHIVES, sayIfSharedSkipped, sharedArchive } from './conformance/corpus.js';
+import { richFile, SHARED_ARCHIVES, sharedArchive } from './conformance/corpus.js';
 
 /** The rich archive (in the repository) and aiida-core's test archives where ../shared has them. */
 const archives = new Map<string, string>([['rich.aiida', richFile('rich.aiida')]]);
@@ -18,7 +18,6 @@ for (const name of SHARED_ARCHIVES) {
   const file = sharedArchive(`${name}.aiida`);
   if (file !== undefined) archives.set(`${name}.aiida`, file);
 }
-sayIfSharedSkipped();
 
 /** db.sqlite3 read with plain yauzl, independently of the backend's own zip code. */
 async function databaseOf(file: string): Promise<Buffer> {

@@ -45,14 +45,12 @@ export function sharedCorpusPresent(): boolean {
   return SHARED_ARCHIVES.every((name) => existsSync(join(sharedConformanceDir(), 'data', `${name}.aiida`)));
 }
 
-let skipSaid = false;
-/** Says once per test file that the checks on aiida-core's archives are skipped, and why. */
-export function sayIfSharedSkipped(): void {
-  if (skipSaid || sharedCorpusPresent()) return;
-  skipSaid = true;
-  console.log(
+/** Said once per run (test/support/system-check.ts) where aiida-core's archives are not here. */
+export function sharedSkipLine(): string | undefined {
+  if (sharedCorpusPresent()) return undefined;
+  return (
     `aiida-core's test archives (${SHARED_ARCHIVES.join(', ')}) are not at ${sharedConformanceDir()}: ` +
-      'their checks are skipped (they are not ours to commit; set QUARRY_CONFORMANCE_DIR to run them)',
+    'their checks are skipped (they are not ours to commit; set QUARRY_CONFORMANCE_DIR to run them)'
   );
 }
 

@@ -10,7 +10,7 @@ import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgre
 import { smallArchive, tempDir } from '../helpers.js';
 import { unpackContainer } from '../support/profile-fixtures.js';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type WatchedPage } from './support.js';
-import { richFile, SHARED_ARCHIVES, sayIfSharedSkipped, sharedArchive } from '../conformance/corpus.js';
+import { richFile, SHARED_ARCHIVES, sharedArchive } from '../conformance/corpus.js';
 
 const missing = browserMissing();
 
@@ -19,7 +19,6 @@ const archives = [
   richFile('rich.aiida'),
   ...SHARED_ARCHIVES.map((name) => sharedArchive(`${name}.aiida`)).filter((f) => f !== undefined),
 ];
-sayIfSharedSkipped();
 const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
 /**
  * The sources' names (`?profile=`): the archives' file names, the generated one's (test/helpers.ts), the
