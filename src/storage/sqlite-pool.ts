@@ -2,12 +2,13 @@
  * A read-only SQLite database served by a pool of query processes: queries use every core, the event loop
  * stays free while they run, and a query is stopped for real when its request's time is up or when it needs
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
- * Which query runs when is the admission's (lanes, bounded waiting); statements known to be quick run in this
+ * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
  * thread, where a round trip to a process would cost more than they do.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { KeptMap } from '../util/kept-map.js';
-import { Admission } from './admission.js';
+import { Admission, type Ticket } from './admission.js';
+import { CostEstimates } from './cost-estimates.js';
 import { QueryProcess } from './query-process.js';
 import {
   QueryStoppedError,
@@ -43,7 +44,10 @@ export interface PoolOptions {
  * same SQL with the same values does the same work every time, so it cannot turn slow.
  */
 const INLINE_MS = 1;
-/** A statement whose SQL once ran this long, or was stopped, runs in the heavy lane from then on. */
+/**
+ * A statement whose SQL is expected (from its recent runs, see cost-estimates.ts) to run this long runs in the
+ * heavy lane, until quicker runs bring its estimate down again.
+ */
 const HEAVY_MS = 250;
 const MEASURED_KEPT = 20_000;
 /** How long to wait before replacing a query process that died while starting. */
@@ -71,8 +75,8 @@ export class SqlitePool implements Database {
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
   private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
-  /** SQL (by name) seen to run long: it goes to the heavy lane. */
-  private readonly slow = new KeptMap<true>(MEASURED_KEPT);
+  /** Expected run times by SQL (by name): the admission's measure of the work ahead, and the lane. */
+  private readonly costs = new CostEstimates();
   private readonly sqlNames = new Map<string, string>();
   private nextSqlName = 0;
 
@@ -160,17 +164,19 @@ export class SqlitePool implements Database {
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const name = this.sqlName(statement.sql);
-    const heavy = budget?.heavy === true || this.slow.get(name) === true;
-    const task: Task = { statement, arrays, heavy, deadline, name, measuredAs };
-    if (this.admission.tryEnter(heavy)) return this.dispatch(task);
-    return this.admission.wait(heavy, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    const posted = budget?.heavy === true;
+    const cost = this.costs.estimate(name, posted);
+    const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
+    const task: Task = { statement, arrays, ticket, deadline, name, measuredAs };
+    if (this.admission.tryEnter(ticket)) return this.dispatch(task);
+    return this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
   private dispatch(task: Task): Promise<unknown[]> {
     const remaining = task.deadline - Date.now();
     if (remaining <= 0 || this.closed) {
-      this.admission.leave(task.heavy);
+      this.admission.leave(task.ticket);
       return Promise.reject(
         this.closed ? new Error('the database is closed') : QueryTimeoutError.atLimit(this.timeoutMs),
       );
@@ -180,15 +186,23 @@ export class SqlitePool implements Database {
     slot.busy = true;
     const running = this.processOf(slot);
     return new Promise((resolve, reject) => {
+      // A process's start (half a second on a busy machine) is not the statement's cost: the measure counts
+      // from when the process is ready.
+      let started = performance.now();
+      running.ready.then(
+        () => (started = Math.max(started, performance.now())),
+        () => undefined,
+      );
       const finish = () => {
         clearTimeout(timer);
         clearInterval(watch);
         slot.busy = false;
         slot.abort = undefined;
-        this.admission.leave(task.heavy);
+        this.admission.leave(task.ticket);
       };
+      const measured = () => this.costs.record(task.name, performance.now() - started, task.ticket.heavy);
       const stop = (error: Error) => {
-        if (!this.closed) this.slow.set(task.name, true);
+        if (!this.closed) measured();
         void running.kill();
         if (slot.process === running && !this.closed) slot.process = this.spawn(slot);
         finish();
@@ -206,11 +220,10 @@ export class SqlitePool implements Database {
           );
         }
       }, MEMORY_CHECK_MS);
-      const started = performance.now();
       running.run(task.statement.sql, task.statement.params, task.arrays, (answer) => {
         finish();
         running.idle();
-        if (performance.now() - started >= HEAVY_MS) this.slow.set(task.name, true);
+        measured();
         if (answer.error !== undefined) {
           return reject(
             answer.died
@@ -269,7 +282,7 @@ export class SqlitePool implements Database {
 interface Task {
   statement: SqlStatement;
   arrays: boolean;
-  heavy: boolean;
+  ticket: Ticket;
   deadline: number;
   name: string;
   /** Set when the statement's run time is worth remembering (an unchanging database). */
