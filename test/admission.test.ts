@@ -45,10 +45,10 @@ describe('admission by time', () => {
     const order: string[] = [];
     const first = ticket({ cost: 100 });
     expect(admission.tryEnter(first)).toBe(true);
-    // 950 ms left: 100 ms running plus n × 100 ms queued plus its own 100 ms fit for the first eight waiters.
-    const waits = Array.from({ length: 10 }, (_, i) => queue(admission, ticket(), `q${i}`, order, 950));
+    // 850 ms left: 100 ms running plus n × 100 ms queued fit for the first eight waiters.
+    const waits = Array.from({ length: 10 }, (_, i) => queue(admission, ticket(), `q${i}`, order, 850));
     // A GET's statement seen to run long is told it waits behind long-running queries, not "QueryBuilder".
-    const listing = queue(admission, ticket({ posted: false, client: 'a' }), 'listing', order, 950);
+    const listing = queue(admission, ticket({ posted: false, client: 'a' }), 'listing', order, 850);
     const refusedNow = await Promise.race([
       Promise.all([waits[8], waits[9], listing]),
       new Promise((r) => setTimeout(() => r('waited'), 50)),

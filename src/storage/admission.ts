@@ -90,12 +90,13 @@ export class Admission {
 
   /**
    * Wait for a connection of the ticket's lane until `deadline` (ms since the epoch); refused at once when the
-   * expected wait and the query's own cost would pass it.
+   * expected wait would pass it. Its own cost is not counted: it is only known by shape (the same SQL with
+   * other values can cost nothing), and a query that would have run is worse refused than stopped.
    */
   wait(ticket: Ticket, deadline: number, limitSeconds: number): Promise<void> {
     const ahead = this.expectedWait(ticket);
     const left = deadline - Date.now();
-    if (ahead + ticket.cost > left || (!ticket.heavy && this.ordinary.length >= this.maxWaiting)) {
+    if (ahead > left || (!ticket.heavy && this.ordinary.length >= this.maxWaiting)) {
       return Promise.reject(this.busy(ticket, ahead, left));
     }
     return new Promise<void>((resolve, reject) => {
@@ -167,10 +168,10 @@ export class Admission {
   private busy(ticket: Ticket, ahead: number, left: number): ServerBusyError {
     const retryAfter = Math.max(1, Math.min(RETRY_MAX_S, Math.ceil(ahead / 1000)));
     const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+    const tail = `more than the ${seconds(left)} left to this request; try again in ${retryAfter} s`;
     if (!ticket.heavy) {
       return new ServerBusyError(
-        `this server is busy: ${this.ordinary.length} queries wait for it, about ${seconds(ahead)} of work, ` +
-          `more than the ${seconds(left)} left to this request; try again in ${retryAfter} s`,
+        `this server is busy: ${this.ordinary.length} queries wait for it, about ${seconds(ahead)} of work, ${tail}`,
         retryAfter,
       );
     }
@@ -182,8 +183,7 @@ export class Admission {
     const queue = what.length === 0 ? `${this.heavyRunning} running` : `${what.join(' and ')} waiting`;
     return new ServerBusyError(
       `this server's lane for long queries is busy (${queue}): this ${ticket.posted ? 'query' : 'request'} ` +
-        `would start in about ${seconds(ahead)} and is expected to take ${seconds(ticket.cost)}, more than the ` +
-        `${seconds(left)} left to it; try again in ${retryAfter} s` +
+        `would start in about ${seconds(ahead)}, ${tail}` +
         (ticket.posted ? ', or make the query lighter (filters, a limit)' : ''),
       retryAfter,
     );

@@ -181,9 +181,11 @@ export class PostgresDatabase implements Database {
     const cost = this.costs.estimate(shape, posted);
     const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
     if (!this.admission.tryEnter(ticket)) await this.admission.wait(ticket, deadline, this.timeoutMs / 1000);
-    const started = performance.now();
+    // A session's opening (after a restart of the server, each one's) is not the statement's cost.
+    let started = performance.now();
     try {
       const client = await this.connect();
+      started = performance.now();
       const rows = await this.runOn(client, statement, arrays, deadline);
       this.costs.record(shape, performance.now() - started, ticket.heavy);
       return rows;
