@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
+import { flushWarnings, setFailureSink } from '../src/http/failures.js';
 import { PostgresDatabase } from '../src/storage/postgres/database.js';
 import type { PostgresServers } from '../src/storage/postgres/servers.js';
 import { openPostgresUrl, openProfile } from '../src/storage/profiles.js';
@@ -76,6 +77,38 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
     cluster.start();
     const back = await Promise.all([1, 2, 3, 4, 5, 6].map(() => get('/nodes/?limit=5')));
     expect(back.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+  }, 60_000);
+
+  it('writes a few kilobytes of log, not megabytes, for an outage under 32 clients', async () => {
+    expect((await get('/nodes/?limit=5')).statusCode).toBe(200);
+    let bytes = 0;
+    const lines: string[] = [];
+    const restore = setFailureSink((line) => {
+      bytes += Buffer.byteLength(line);
+      lines.push(line);
+    });
+    let answered = 0;
+    try {
+      cluster.stop();
+      const until = Date.now() + 4_000;
+      const client = async (c: number) => {
+        for (let i = 0; Date.now() < until; i++) {
+          const r = await get(`/nodes/?limit=5&id>${c * 1000 + i}`);
+          expect(r.statusCode).toBe(503);
+          answered++;
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, (_, c) => client(c)));
+      flushWarnings();
+    } finally {
+      restore();
+      cluster.start();
+    }
+    console.log(`${answered} answers of 503 during the outage; ${lines.length} log lines, ${bytes} bytes`);
+    expect(answered).toBeGreaterThan(100);
+    expect(bytes).toBeLessThan(20_000);
+    const back = await get('/nodes/?limit=5');
+    expect(back.statusCode).toBe(200);
   }, 60_000);
 
   it('stops a query at the time limit with 503 and keeps serving', async () => {
