@@ -10,7 +10,7 @@ import { readNpy } from '../src/domain/formats/npy.js';
 import { figureFonts, pngWorkers, PngWorkers } from '../src/domain/formats/png-workers.js';
 import { npy } from '../src/generate/files.js';
 import { exportCache } from '../src/rest/download.js';
-import { ExportCache } from '../src/rest/export-cache.js';
+import { BytesKept } from '../src/util/bytes-kept.js';
 import { QueryTimeoutError, ServerBusyError } from '../src/storage/types.js';
 import { appOn, smallArchive } from './helpers.js';
 
@@ -69,18 +69,17 @@ describe('PNG workers', () => {
 
 describe('export cache', () => {
   it('keeps answers up to its bytes, forgetting the least recently used', () => {
-    const cache = new ExportCache<{ content: Buffer }>(1_000);
-    cache.set('a', { content: Buffer.alloc(400) });
-    cache.set('b', { content: Buffer.alloc(400) });
+    const cache = new BytesKept<{ content: Buffer }>(8_000, (v) => v.content.length);
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const name of names) cache.set(name, { content: Buffer.alloc(999) });
+    expect(cache.size).toEqual({ entries: 8, bytes: 8_000 });
     expect(cache.get('a')).toBeDefined();
-    cache.set('c', { content: Buffer.alloc(400) });
-    expect([cache.get('a'), cache.get('b'), cache.get('c')].map((v) => v !== undefined)).toEqual([
-      true,
-      false,
-      true,
-    ]);
-    expect(cache.size.bytes).toBeLessThanOrEqual(1_000);
-    cache.set('huge', { content: Buffer.alloc(2_000) });
+    cache.set('i', { content: Buffer.alloc(999) });
+    // 'b' was the least recently used once 'a' was read.
+    expect(['a', 'b', 'i'].map((k) => cache.get(k) !== undefined)).toEqual([true, false, true]);
+    expect(cache.size.bytes).toBeLessThanOrEqual(8_000);
+    // Larger than an eighth of the whole: not kept.
+    cache.set('huge', { content: Buffer.alloc(1_001) });
     expect(cache.get('huge')).toBeUndefined();
   });
 });

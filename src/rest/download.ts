@@ -23,9 +23,9 @@ import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
 import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
 import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
+import { BytesKept } from '../util/bytes-kept.js';
 import { carryMark, markFloat, markFloats, RawJson } from '../util/exact-json.js';
 import { badRequest, inputError, notImplemented } from './errors.js';
-import { ExportCache } from './export-cache.js';
 import { readNodeFile, type NodeRecord } from './node-contents.js';
 
 export interface Export {
@@ -45,8 +45,8 @@ const ARRAY_JSON = new Set([
   'core.array.projection',
 ]);
 
-/** Exports of archives' nodes, by the archive's identity, node and format. */
-const kept = new ExportCache<Export>();
+/** Exports of archives' nodes, by the archive's identity, node and format (64 MB). */
+const kept = new BytesKept<Export>(64 * 1024 * 1024, (e) => e.content.length);
 
 /** The export cache (tests). */
 export const exportCache = kept;
