@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { KeptMap } from '../util/kept-map.js';
 import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
+import { KEEP_MS, KeptRows } from './kept-rows.js';
 import { QueryProcess } from './query-process.js';
 import {
   QueryStoppedError,
@@ -59,6 +60,8 @@ interface Slot {
   /** Started at the slot's first query, so that start-up and sources that never need one do not pay for it. */
   process?: QueryProcess;
   busy: boolean;
+  /** Its process has opened the database (a replaced one may take half a second on a busy machine). */
+  ready?: boolean;
   /** Ends the slot's running query at once (the pool is closing). */
   abort?: (error: Error) => void;
 }
@@ -75,6 +78,8 @@ export class SqlitePool implements Database {
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
   private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
+  /** Rows of an unchanging database's costly statements (see kept-rows.ts). */
+  private readonly keptRows = new KeptRows();
   /** Expected run times by SQL (by name): the admission's measure of the work ahead, and the lane. */
   private readonly costs = new CostEstimates();
   private readonly sqlNames = new Map<string, string>();
@@ -138,7 +143,13 @@ export class SqlitePool implements Database {
         else setTimeout(replace, RESTART_PAUSE_MS).unref();
       },
     );
-    started.ready.then(() => (ready = true)).catch(() => undefined);
+    slot.ready = false;
+    started.ready
+      .then(() => {
+        ready = true;
+        if (slot.process === started) slot.ready = true;
+      })
+      .catch(() => undefined);
     return started;
   }
 
@@ -168,8 +179,15 @@ export class SqlitePool implements Database {
     const cost = this.costs.estimate(name, posted);
     const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
     const task: Task = { statement, arrays, ticket, deadline, name, measuredAs };
-    if (this.admission.tryEnter(ticket)) return this.dispatch(task);
-    return this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    const admitted = () =>
+      this.admission.tryEnter(ticket)
+        ? this.dispatch(task)
+        : this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    if (measuredAs === undefined) return admitted();
+    const keptAs = `${arrays ? 'a' : 'o'}${measuredAs}`;
+    const kept = this.keptRows.get(keptAs);
+    if (kept !== undefined) return Promise.resolve(kept);
+    return this.keptRows.run(keptAs, admitted, () => this.costs.estimate(name, posted) >= KEEP_MS);
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
@@ -182,7 +200,8 @@ export class SqlitePool implements Database {
       );
     }
     // The admission lets no more tasks in than there are processes: one is idle.
-    const slot = this.slots.find((s) => !s.busy) as Slot;
+    // An idle process that is ready goes first: one still starting would make the query wait for it.
+    const slot = (this.slots.find((s) => !s.busy && s.ready) ?? this.slots.find((s) => !s.busy)) as Slot;
     slot.busy = true;
     const running = this.processOf(slot);
     return new Promise((resolve, reject) => {
@@ -262,6 +281,11 @@ export class SqlitePool implements Database {
       statement.pointLookup === true ||
       (this.unchanging && this.quick.get(this.statementKey(statement)) === true)
     );
+  }
+
+  /** Rows kept of costly statements (for tests). */
+  get kept(): { entries: number; bytes: number } {
+    return this.keptRows.size;
   }
 
   /** The process ids of the query processes (for tests that watch them). */
