@@ -73,6 +73,23 @@ describe('admission by time', () => {
     expect(await Promise.all(admitted)).toEqual(Array(8).fill('admitted'));
   });
 
+  it('lets ordinary queries wait until their deadline, refusing only past the bound on their number', async () => {
+    const admission = new Admission({ slots: 1, maxWaiting: 2 });
+    const order: string[] = [];
+    const running = ticket({ heavy: false, posted: false, cost: 5_000 });
+    expect(admission.tryEnter(running)).toBe(true);
+    // Far more work ahead than their 1 s: they wait all the same (an estimate is no reason to refuse them).
+    const quick = () => ticket({ heavy: false, posted: false, cost: 5 });
+    const waits = [quick(), quick()].map((t, i) => queue(admission, t, `o${i}`, order, 1_000));
+    const third = await queue(admission, quick(), 'o2', order, 1_000);
+    expect(third).toMatch(/^busy: this server is busy: 2 queries wait for it already/);
+    admission.leave(running);
+    expect(await waits[0]).toBe('admitted');
+    expect(admission.state.waiting).toBe(1);
+    admission.drain(new Error('closing'));
+    expect(await waits[1]).toBe('Error');
+  });
+
   it('gives the refused a Retry-After that grows with the work ahead', async () => {
     const admission = new Admission({ slots: 2, maxWaiting: 256 });
     expect(admission.tryEnter(ticket({ cost: 5_000 }))).toBe(true);

@@ -138,7 +138,7 @@ describe.skipIf(!available)('PostgreSQL profile under faults', () => {
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) => get(`/nodes/page/${(i % 10) + 1}/?perpage=5&orderby=id`)),
     );
-    expect(answers.filter((r) => r.statusCode !== 200)).toEqual([]);
+    expect(answers.filter((r) => r.statusCode !== 200).map((r) => `${r.statusCode} ${r.body}`)).toEqual([]);
     const sessions = (backend.db as PostgresServers).sessions;
     expect(sessions.total).toBeLessThanOrEqual(4);
     expect(sessions.waiting).toBe(0);

@@ -5,10 +5,12 @@
  * ordinary query first. In the heavy lane, clients take turns: one client's flood of queries waits behind
  * itself, not in front of another client's one query.
  *
- * Waiting is bounded by time, not by count: a query waits while the work ahead of it (the expected cost of
- * what runs and what is queued before it, see cost-estimates.ts) still lets it finish within its request's
- * deadline, and is refused at once (503 with Retry-After) when it would not, rather than waiting only to be
- * stopped at the limit.
+ * In the heavy lane, waiting is bounded by time, not by count: a query waits while the work ahead of it (the
+ * expected cost of what runs and what is queued before it, see cost-estimates.ts) still lets it start within
+ * its request's deadline, and is refused at once (503 with Retry-After) when it would not, rather than waiting
+ * only to be stopped at the limit. Ordinary queries are quick by definition: they wait until their deadline,
+ * and only a queue past `maxWaiting` (a bound on memory) refuses more. An estimate of their wait would follow
+ * the serving thread's own lag under a burst of hundreds of them, and refuse queries that would have run.
  */
 import { QueryTimeoutError, ServerBusyError } from './types.js';
 
@@ -89,14 +91,16 @@ export class Admission {
   }
 
   /**
-   * Wait for a connection of the ticket's lane until `deadline` (ms since the epoch); refused at once when the
-   * expected wait would pass it. Its own cost is not counted: it is only known by shape (the same SQL with
-   * other values can cost nothing), and a query that would have run is worse refused than stopped.
+   * Wait for a connection of the ticket's lane until `deadline` (ms since the epoch); a heavy query is refused
+   * at once when the expected wait would pass it, an ordinary one when `maxWaiting` wait already. A heavy
+   * query's own cost is not counted: it is only known by shape (the same SQL with other values can cost
+   * nothing), and a query that would have run is worse refused than stopped.
    */
   wait(ticket: Ticket, deadline: number, limitSeconds: number): Promise<void> {
     const ahead = this.expectedWait(ticket);
     const left = deadline - Date.now();
-    if (ahead > left || (!ticket.heavy && this.ordinary.length >= this.maxWaiting)) {
+    const refused = ticket.heavy ? ahead > left : this.ordinary.length >= this.maxWaiting;
+    if (refused) {
       return Promise.reject(this.busy(ticket, ahead, left));
     }
     return new Promise<void>((resolve, reject) => {
@@ -168,13 +172,14 @@ export class Admission {
   private busy(ticket: Ticket, ahead: number, left: number): ServerBusyError {
     const retryAfter = Math.max(1, Math.min(RETRY_MAX_S, Math.ceil(ahead / 1000)));
     const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
-    const tail = `more than the ${seconds(left)} left to this request; try again in ${retryAfter} s`;
     if (!ticket.heavy) {
       return new ServerBusyError(
-        `this server is busy: ${this.ordinary.length} queries wait for it, about ${seconds(ahead)} of work, ${tail}`,
+        `this server is busy: ${this.ordinary.length} queries wait for it already, about ${seconds(ahead)} of ` +
+          `work; try again in ${retryAfter} s`,
         retryAfter,
       );
     }
+    const tail = `more than the ${seconds(left)} left to this request; try again in ${retryAfter} s`;
     const others = this.heavyWaiting - this.postedWaiting;
     const what = [
       ...(this.postedWaiting > 0 ? [`${this.postedWaiting} posted QueryBuilder queries`] : []),
