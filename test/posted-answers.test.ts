@@ -1,6 +1,7 @@
 /**
  * Posted queries on an archive are answered once and kept: a repeat is the same bytes (with its own request's
- * URLs in the envelope), refusals are not kept, and a live source is never answered from what is kept.
+ * URLs in the envelope), refusals are not kept. (A live source keeps them under its data version: see the
+ * changing database of test/postgres-faults.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';

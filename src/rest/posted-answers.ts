@@ -1,6 +1,6 @@
 /**
- * Answers of posted QueryBuilder queries on archives, kept: an archive never changes, and clients repeat the
- * same few dictionaries (every visitor of the explorer's grid posts the same one). Kept by the body's text,
+ * Answers of posted QueryBuilder queries, kept while the data they were read from is unchanged: clients repeat
+ * the same few dictionaries (every visitor of the explorer's grid posts the same one). Kept by the body's text,
  * with the data already written as JSON bytes, so that a repeated query costs neither the database nor the
  * serialisation of thousands of rows (the answer is those bytes between the envelope's); the same query asked
  * by many clients at once runs once.
@@ -22,20 +22,30 @@ const kept = new BytesKept<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).l
 const running = new Map<string, Promise<PostedAnswer>>();
 const limitKeys = new WeakMap<QueryLimits, string>();
 
-/** The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). */
-export function postedAnswer(
+/**
+ * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). An archive's
+ * answers are kept for good; a live database's under its data version (a PostgreSQL server's snapshot, asked
+ * at most once a second; a SQLite file's size and time), so that a write anywhere makes them asked again.
+ */
+export async function postedAnswer(
   backend: StorageBackend,
   text: string,
   body: () => unknown,
   limits: QueryLimits,
   maxRows: number,
 ): Promise<PostedAnswer> {
-  if (backend.identity === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
+  const version =
+    backend.identity !== undefined
+      ? `a:${backend.identity}`
+      : backend.dataVersion
+        ? `v:${await backend.dataVersion()}`
+        : undefined;
+  if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
-  const key = `${backend.identity}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
+  const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
   const known = kept.get(key);
-  if (known) return Promise.resolve(known);
+  if (known) return known;
   let pending = running.get(key);
   if (!pending) {
     pending = (async () => {
