@@ -1,8 +1,9 @@
 /** A 5xx says "see the server log": the log has it, once, with its cause, with or without `--log`. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import { setFailureSink } from '../src/http/failures.js';
+import { flushWarnings, setFailureSink } from '../src/http/failures.js';
 import { HttpError } from '../src/rest/errors.js';
+import { DatabaseUnavailableError, ServerBusyError } from '../src/storage/types.js';
 import type { StorageBackend } from '../src/storage/types.js';
 
 /** A storage whose every query fails as a bug of ours would (not an error meant for the client). */
@@ -89,5 +90,43 @@ describe('5xx answers are logged', () => {
     }
     expect(logged()).toHaveLength(2);
     await Promise.all([app.close(), withLog.close()]);
+  });
+
+  it('summarises a flood of refusals and outages: warnings without stacks, counted per cause; a bug at once', async () => {
+    const raw: string[] = [];
+    restore = setFailureSink((line) => raw.push(line));
+    let n = 0;
+    const app = await buildApp({
+      backends: [
+        brokenBackend(() =>
+          ++n % 2 === 0
+            ? new ServerBusyError(`this server is busy: ${n} queries wait for it`, 3)
+            : new DatabaseUnavailableError(`The database at localhost:${5000 + n}/db is not reachable now`),
+        ),
+      ],
+    });
+    const bug = await buildApp({ backends: [brokenBackend(() => new Error('a bug of ours'))] });
+    for (let i = 0; i < 500; i++) {
+      const answer = await app.inject({ method: 'GET', url: `/api/v4/users/?id=${i}` });
+      expect(answer.statusCode).toBe(503);
+    }
+    expect((await bug.inject({ method: 'GET', url: '/api/v4/users/' })).statusCode).toBe(500);
+    // The first of each cause at once, and the bug at once: three lines before any summary.
+    const first = raw.map((line) => JSON.parse(line));
+    expect(first.map((l) => [l.level, l.err.type])).toEqual([
+      ['warn', 'DatabaseUnavailableError'],
+      ['warn', 'ServerBusyError'],
+      ['error', 'Error'],
+    ]);
+    expect(first[0].err.stack).toBeUndefined();
+    expect(first[2].err.stack).toMatch(/a bug of ours/);
+    flushWarnings();
+    const all = raw.map((line) => JSON.parse(line));
+    expect(all.slice(3).map((l) => [l.err.type, l.count])).toEqual([
+      ['DatabaseUnavailableError', 249],
+      ['ServerBusyError', 249],
+    ]);
+    expect(raw.join('').length).toBeLessThan(3_000);
+    await Promise.all([app.close(), bug.close()]);
   });
 });

@@ -108,6 +108,21 @@ export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
     get('statistics', ['/nodes/statistics/']),
     get('full_types_count', ['/nodes/full_types_count/']),
     {
+      // What the aiida-explorer's grid posts: every data node, newest first, up to 5,000 (one variant: an
+      // archive's answer is kept after its first run, as it is for every visitor of the grid).
+      name: 'querybuilder explorer grid',
+      method: 'POST',
+      paths: ['/api/v4/querybuilder/'],
+      body: {
+        path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
+        filters: { node: { node_type: { like: 'data.%' } } },
+        project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
+        order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
+        limit: 5000,
+        project_map: {},
+      },
+    },
+    {
       name: 'querybuilder join + JSON filter',
       method: 'POST',
       paths: ['/api/v4/querybuilder/'],

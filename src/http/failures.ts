@@ -1,8 +1,10 @@
 /**
  * Errors as answers, and the log of the server's own failures. A 5xx tells the client to see the server log,
- * so each one is written there, once, with its cause, whether or not requests are logged (`--log`).
+ * so each one is written there, with its cause, whether or not requests are logged (`--log`): a bug's at once
+ * with its stack, the expected ones of load and outages (503) summarised.
  */
 import type { FastifyRequest } from 'fastify';
+import { WarningSummary } from '../ops/warning-summary.js';
 import { HttpError } from '../rest/errors.js';
 
 export function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
@@ -25,18 +27,45 @@ export function errorAnswer(error: unknown): { status: number; body: Record<stri
 
 /** Where failure lines go; replaced by tests. */
 let sink = (line: string): void => void process.stderr.write(line);
+let warnings = new WarningSummary((line) => sink(line));
 
 export function setFailureSink(write: (line: string) => void): () => void {
   const before = sink;
+  const beforeWarnings = warnings;
   sink = write;
-  return () => (sink = before);
+  warnings = new WarningSummary((line) => sink(line));
+  return () => {
+    warnings.flush();
+    sink = before;
+    warnings = beforeWarnings;
+  };
+}
+
+/** Write the counts of summarised warnings now (tests; a server shutting down). */
+export function flushWarnings(): void {
+  warnings.flush();
 }
 
 /**
  * One JSON line on stderr per failure: what was asked, what was answered, and the error with its stack and
  * causes (a stack's line breaks are escaped, so the line stays one line). The request id matches `--log`'s.
+ * A 503 (the server busy, a query stopped at its limit, a database that is down) is expected under load and
+ * in an outage and says nothing new the thousandth time: a warning without a stack, summarised per cause.
  */
 export function logFailure(request: FastifyRequest, status: number | undefined, error: unknown): void {
+  if (status === 503) {
+    const type = typeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
+    warnings.note(`${type} ${shapeOf(message)}`, {
+      msg: 'request refused or stopped',
+      reqId: request.id,
+      method: request.method,
+      url: request.raw.url,
+      status,
+      err: { type, message },
+    });
+    return;
+  }
   const line = {
     time: new Date().toISOString(),
     level: 'error',
@@ -50,12 +79,22 @@ export function logFailure(request: FastifyRequest, status: number | undefined, 
   sink(`${JSON.stringify(line)}\n`);
 }
 
+/** A message without its numbers (counts, seconds): refusals of one kind share one cause. */
+function shapeOf(message: string): string {
+  return message.replace(/\d+(\.\d+)?/g, '#').slice(0, 200);
+}
+
+/** Subclasses that keep the name `Error` (HttpError) are told apart by their class. */
+function typeOf(error: unknown): string {
+  if (!(error instanceof Error)) return 'Error';
+  return error.name === 'Error' ? error.constructor.name : error.name;
+}
+
 function described(error: unknown, depth: number): unknown {
   if (!(error instanceof Error)) return { message: String(error) };
   const cause = (error as { cause?: unknown }).cause;
   return {
-    // Subclasses that keep the name `Error` (HttpError) are told apart by their class.
-    type: error.name === 'Error' ? error.constructor.name : error.name,
+    type: typeOf(error),
     message: error.message,
     ...((error as { code?: unknown }).code === undefined ? {} : { code: (error as { code?: unknown }).code }),
     stack: error.stack,

@@ -7,6 +7,7 @@ import { budgeted } from '../storage/budgeted.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
+import { clientOf } from './client.js';
 import type { AppContext } from './context.js';
 import { requestUrl, type RequestUrl } from './url.js';
 
@@ -26,6 +27,7 @@ export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = f
   const budget = takePrepared(request) ?? {
     deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs,
     heavy,
+    client: clientOf(request, ctx.origin.trustProxy),
   };
   return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };
 }
@@ -39,7 +41,10 @@ const prepared = new WeakMap<FastifyRequest, QueryBudget>();
  * gets a new budget, free to go to another server.
  */
 export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryBudget {
-  const budget = { deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs };
+  const budget = {
+    deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs,
+    client: clientOf(request, ctx.origin.trustProxy),
+  };
   prepared.set(request, budget);
   return budget;
 }

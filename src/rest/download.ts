@@ -23,6 +23,7 @@ import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
 import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
 import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
+import { BytesKept } from '../util/bytes-kept.js';
 import { carryMark, markFloat, markFloats, RawJson } from '../util/exact-json.js';
 import { badRequest, inputError, notImplemented } from './errors.js';
 import { readNodeFile, type NodeRecord } from './node-contents.js';
@@ -44,10 +45,21 @@ const ARRAY_JSON = new Set([
   'core.array.projection',
 ]);
 
+/** Exports of archives' nodes, by the archive's identity, node and format (64 MB). */
+const kept = new BytesKept<Export>(64 * 1024 * 1024, (e) => e.content.length);
+
+/** The export cache (tests). */
+export const exportCache = kept;
+
+/**
+ * The node in `format`; `deadline` (ms since the epoch) bounds the drawing of a plot. An archive's export is
+ * made once and kept.
+ */
 export async function exportNode(
   backend: StorageBackend,
   node: NodeRecord,
   format: unknown,
+  deadline = Date.now() + 30_000,
 ): Promise<Export> {
   if (node.node_type.startsWith('process.'))
     throw notImplemented('This endpoint is not available for Process nodes.');
@@ -68,8 +80,14 @@ export async function exportNode(
   const ownName = node.attributes.filename;
   const filename =
     FILE_CLASSES.has(entryPoint) && typeof ownName === 'string' ? ownName : `${node.uuid}.${name}`;
+  const key =
+    backend.identity === undefined ? undefined : `${backend.identity}\u0000${node.uuid}\u0000${name}`;
+  const known = key === undefined ? undefined : kept.get(key);
+  if (known) return known;
   try {
-    return { filename, content: Buffer.from(await render(backend, node, entryPoint, name)) };
+    const made = { filename, content: Buffer.from(await render(backend, node, entryPoint, name, deadline)) };
+    if (key !== undefined) kept.set(key, made);
+    return made;
   } catch (error) {
     if (error instanceof UnsupportedExportError) throw badRequest(error.message);
     if (error instanceof NpyError) throw badRequest(`an array of this node cannot be read: ${error.message}`);
@@ -84,6 +102,7 @@ async function render(
   node: NodeRecord,
   entryPoint: string,
   format: string,
+  deadline: number,
 ): Promise<string | Buffer> {
   if (entryPoint === 'core.structure') {
     const structure = structureFromAttributes(node.attributes);
@@ -103,7 +122,7 @@ async function render(
     return readNodeFile(backend, node, String(node.attributes.filename));
   }
   if (entryPoint === 'core.array.bands' && format in BAND_FORMATS) {
-    return BAND_FORMATS[format]!(await readBands(backend, node), node);
+    return BAND_FORMATS[format]!(await readBands(backend, node), node, deadline);
   }
   if (entryPoint === 'core.upf' && format === 'json') {
     const filename = String(node.attributes.filename);
@@ -152,7 +171,10 @@ function floatsIn(value: unknown): void {
 
 const units = (node: NodeRecord) => String(node.attributes.units);
 
-const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string | Buffer | Promise<Buffer>> = {
+const BAND_FORMATS: Record<
+  string,
+  (b: Bands, node: NodeRecord, deadline: number) => string | Buffer | Promise<Buffer>
+> = {
   agr_batch: agrBatch,
   dat_blocks: datBlocks,
   dat_multicolumn: datMulticolumn,
@@ -160,7 +182,7 @@ const BAND_FORMATS: Record<string, (b: Bands, node: NodeRecord) => string | Buff
   gnuplot: (b, node) => gnuplotScript(b, units(node)),
   json: (b) => bandsJson(b),
   mpl_pdf: (b, node) => figurePdf(figureOf(plotDict(b, units(node)))),
-  mpl_png: (b, node) => figurePng(figureOf(plotDict(b, units(node)))),
+  mpl_png: (b, node, deadline) => figurePng(figureOf(plotDict(b, units(node))), deadline),
   mpl_singlefile: (b, node) => mplSinglefile(b, units(node)),
   mpl_withjson: (b, node) => mplWithJson(b, units(node)),
 };

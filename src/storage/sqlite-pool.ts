@@ -2,12 +2,14 @@
  * A read-only SQLite database served by a pool of query processes: queries use every core, the event loop
  * stays free while they run, and a query is stopped for real when its request's time is up or when it needs
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
- * Which query runs when is the admission's (lanes, bounded waiting); statements known to be quick run in this
+ * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
  * thread, where a round trip to a process would cost more than they do.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { KeptMap } from '../util/kept-map.js';
-import { Admission } from './admission.js';
+import { Admission, type Ticket } from './admission.js';
+import { CostEstimates } from './cost-estimates.js';
+import { KEEP_MS, KeptRows } from './kept-rows.js';
 import { QueryProcess } from './query-process.js';
 import {
   QueryStoppedError,
@@ -43,7 +45,10 @@ export interface PoolOptions {
  * same SQL with the same values does the same work every time, so it cannot turn slow.
  */
 const INLINE_MS = 1;
-/** A statement whose SQL once ran this long, or was stopped, runs in the heavy lane from then on. */
+/**
+ * A statement whose SQL is expected (from its recent runs, see cost-estimates.ts) to run this long runs in the
+ * heavy lane, until quicker runs bring its estimate down again.
+ */
 const HEAVY_MS = 250;
 const MEASURED_KEPT = 20_000;
 /** How long to wait before replacing a query process that died while starting. */
@@ -55,6 +60,8 @@ interface Slot {
   /** Started at the slot's first query, so that start-up and sources that never need one do not pay for it. */
   process?: QueryProcess;
   busy: boolean;
+  /** Its process has opened the database (a replaced one may take half a second on a busy machine). */
+  ready?: boolean;
   /** Ends the slot's running query at once (the pool is closing). */
   abort?: (error: Error) => void;
 }
@@ -71,8 +78,10 @@ export class SqlitePool implements Database {
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
   private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
-  /** SQL (by name) seen to run long: it goes to the heavy lane. */
-  private readonly slow = new KeptMap<true>(MEASURED_KEPT);
+  /** Rows of an unchanging database's costly statements (see kept-rows.ts). */
+  private readonly keptRows = new KeptRows();
+  /** Expected run times by SQL (by name): the admission's measure of the work ahead, and the lane. */
+  private readonly costs = new CostEstimates();
   private readonly sqlNames = new Map<string, string>();
   private nextSqlName = 0;
 
@@ -134,7 +143,13 @@ export class SqlitePool implements Database {
         else setTimeout(replace, RESTART_PAUSE_MS).unref();
       },
     );
-    started.ready.then(() => (ready = true)).catch(() => undefined);
+    slot.ready = false;
+    started.ready
+      .then(() => {
+        ready = true;
+        if (slot.process === started) slot.ready = true;
+      })
+      .catch(() => undefined);
     return started;
   }
 
@@ -160,35 +175,53 @@ export class SqlitePool implements Database {
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const name = this.sqlName(statement.sql);
-    const heavy = budget?.heavy === true || this.slow.get(name) === true;
-    const task: Task = { statement, arrays, heavy, deadline, name, measuredAs };
-    if (this.admission.tryEnter(heavy)) return this.dispatch(task);
-    return this.admission.wait(heavy, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    const posted = budget?.heavy === true;
+    const cost = this.costs.estimate(name, posted);
+    const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
+    const task: Task = { statement, arrays, ticket, deadline, name, measuredAs };
+    const admitted = () =>
+      this.admission.tryEnter(ticket)
+        ? this.dispatch(task)
+        : this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    if (measuredAs === undefined) return admitted();
+    const keptAs = `${arrays ? 'a' : 'o'}${measuredAs}`;
+    const kept = this.keptRows.get(keptAs);
+    if (kept !== undefined) return Promise.resolve(kept);
+    return this.keptRows.run(keptAs, admitted, () => this.costs.estimate(name, posted) >= KEEP_MS);
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
   private dispatch(task: Task): Promise<unknown[]> {
     const remaining = task.deadline - Date.now();
     if (remaining <= 0 || this.closed) {
-      this.admission.leave(task.heavy);
+      this.admission.leave(task.ticket);
       return Promise.reject(
         this.closed ? new Error('the database is closed') : QueryTimeoutError.atLimit(this.timeoutMs),
       );
     }
     // The admission lets no more tasks in than there are processes: one is idle.
-    const slot = this.slots.find((s) => !s.busy) as Slot;
+    // An idle process that is ready goes first: one still starting would make the query wait for it.
+    const slot = (this.slots.find((s) => !s.busy && s.ready) ?? this.slots.find((s) => !s.busy)) as Slot;
     slot.busy = true;
     const running = this.processOf(slot);
     return new Promise((resolve, reject) => {
+      // A process's start (half a second on a busy machine) is not the statement's cost: the measure counts
+      // from when the process is ready.
+      let started = performance.now();
+      running.ready.then(
+        () => (started = Math.max(started, performance.now())),
+        () => undefined,
+      );
       const finish = () => {
         clearTimeout(timer);
         clearInterval(watch);
         slot.busy = false;
         slot.abort = undefined;
-        this.admission.leave(task.heavy);
+        this.admission.leave(task.ticket);
       };
+      const measured = () => this.costs.record(task.name, performance.now() - started, task.ticket.heavy);
       const stop = (error: Error) => {
-        if (!this.closed) this.slow.set(task.name, true);
+        if (!this.closed) measured();
         void running.kill();
         if (slot.process === running && !this.closed) slot.process = this.spawn(slot);
         finish();
@@ -206,11 +239,10 @@ export class SqlitePool implements Database {
           );
         }
       }, MEMORY_CHECK_MS);
-      const started = performance.now();
       running.run(task.statement.sql, task.statement.params, task.arrays, (answer) => {
         finish();
         running.idle();
-        if (performance.now() - started >= HEAVY_MS) this.slow.set(task.name, true);
+        measured();
         if (answer.error !== undefined) {
           return reject(
             answer.died
@@ -251,6 +283,11 @@ export class SqlitePool implements Database {
     );
   }
 
+  /** Rows kept of costly statements (for tests). */
+  get kept(): { entries: number; bytes: number } {
+    return this.keptRows.size;
+  }
+
   /** The process ids of the query processes (for tests that watch them). */
   get processIds(): number[] {
     return this.slots.map((s) => s.process?.pid).filter((p): p is number => p !== undefined);
@@ -269,7 +306,7 @@ export class SqlitePool implements Database {
 interface Task {
   statement: SqlStatement;
   arrays: boolean;
-  heavy: boolean;
+  ticket: Ticket;
   deadline: number;
   name: string;
   /** Set when the statement's run time is worth remembering (an unchanging database). */

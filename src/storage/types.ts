@@ -29,6 +29,11 @@ export interface QueryBudget {
    * takes every connection, so that the API's ordinary requests keep answering beside them.
    */
   readonly heavy?: boolean;
+  /**
+   * Who asks (the client's address): clients take turns in the heavy lane, so that one client's many queries
+   * do not hold up another's one.
+   */
+  readonly client?: string;
 }
 
 export interface Database {

@@ -1,10 +1,12 @@
 /**
  * The band-structure plot of `mpl_pdf` and `mpl_png`: the figure aiida's matplotlib script draws (6.4 × 4.8 in,
  * matplotlib's default axes box, k-point ticks with a grid, "Dispersion (units)"), drawn by Quarry itself as
- * vector graphics: written straight into a PDF, and rendered to PNG at 300 dpi by resvg (docs/compatibility.md).
+ * vector graphics: written straight into a PDF, and rendered to PNG at 300 dpi by resvg in a worker thread
+ * (docs/compatibility.md).
  */
 import { deflateSync } from 'node:zlib';
 import type { PlotDict } from './bands-matplotlib.js';
+import { pngWorkers } from './png-workers.js';
 
 /** Figure size in points (6.4 × 4.8 in) and matplotlib's default axes box, as fractions of it. */
 const WIDTH = 460.8;
@@ -120,16 +122,11 @@ export function figureSvg(f: Figure): string {
 }
 
 /**
- * The figure at 300 dpi (1920 × 1440 pixels), as the reference's savefig(dpi=300) gives it. The renderer (a
- * native library) is loaded at the first PNG asked for, not at every start.
+ * The figure at 300 dpi (1920 × 1440 pixels), as the reference's savefig(dpi=300) gives it, drawn by a worker
+ * thread (png-workers.ts) before `deadline` (ms since the epoch).
  */
-export async function figurePng(f: Figure): Promise<Buffer> {
-  const { Resvg } = await import('@resvg/resvg-js');
-  const resvg = new Resvg(figureSvg(f), {
-    fitTo: { mode: 'width', value: 1920 },
-    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
-  });
-  return resvg.render().asPng();
+export function figurePng(f: Figure, deadline = Date.now() + 30_000): Promise<Buffer> {
+  return pngWorkers().render(figureSvg(f), 1920, deadline);
 }
 
 /** A one-page PDF of the figure: vector lines, text in the standard Helvetica (Greek letters from Symbol). */

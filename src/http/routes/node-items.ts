@@ -68,10 +68,11 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
   }
 
   app.get(`${nodes}/download`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const deadline = Date.now() + ctx.queryTimeoutMs;
     const { url, qs, backend } = parseRequest(ctx, request);
     checkId(request.params.id);
     const node = await loadNode(backend, request.params.id);
-    const result = await exportNode(backend, node, qs.downloadFormat);
+    const result = await exportNode(backend, node, qs.downloadFormat, deadline);
     if ([false, 'false', 'False'].includes(qs.download as string | boolean)) {
       // The Materials Cloud pages read the export from the JSON envelope.
       const data = {

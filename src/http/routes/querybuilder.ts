@@ -1,11 +1,14 @@
 /** `/querybuilder/`: GET explains itself with a 405; POST runs a QueryBuilder dictionary. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../rest/errors.js';
-import { postQueryBuilder } from '../../rest/querybuilder.js';
+import { postedAnswer } from '../../rest/posted-answers.js';
 import type { AppContext } from '../context.js';
 import { listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
+import { toJson } from '../../util/exact-json.js';
 import { requestUrl } from '../url.js';
+
+const DATA_HEAD = Buffer.from('{"data":');
 
 const GET_MESSAGE =
   'Method Not Allowed. Use HTTP POST requests to use the AiiDA QueryBuilder. ' +
@@ -34,16 +37,26 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
   });
   app.post(path, { onRequest: anyContentType }, async (request, reply) => {
     const { url, backend } = parseRequest(ctx, request, true);
-    const result = await postQueryBuilder(backend, bodyJson(request.body), ctx.queryLimits, ctx.maxRows);
-    return reply.headers(listHeaders(result.total)).send({
-      data: result.data,
+    const text = typeof request.body === 'string' ? request.body : '';
+    const read = () => bodyJson(request.body);
+    const result = await postedAnswer(backend, text, read, ctx.queryLimits, ctx.maxRows);
+    const rest = {
       method: url.method,
       path: url.path,
       query_string: url.rawQuery,
       resource_type: 'QueryBuilder',
       url: url.url,
       url_root: url.urlRoot,
-    });
+    };
+    reply.headers(listHeaders(result.total));
+    if (!Buffer.isBuffer(result.data)) return reply.send({ data: result.data, ...rest });
+    // A kept answer's data is JSON already: the envelope is written around its bytes.
+    const tail = Buffer.from(`,${toJson(rest).slice(1)}`);
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(
+        Buffer.concat([DATA_HEAD, result.data, tail], DATA_HEAD.length + result.data.length + tail.length),
+      );
   });
 }
 

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { KeptMap } from '../../util/kept-map.js';
-import { Admission } from '../admission.js';
+import { Admission, type Ticket } from '../admission.js';
+import { CostEstimates } from '../cost-estimates.js';
 import { postgresTarget } from './url.js';
 import {
   DatabaseUnavailableError,
@@ -74,6 +75,12 @@ const DATA_ERROR =
 const PREPARED_PER_SESSION = 500;
 
 /**
+ * A statement expected (from its recent runs, see cost-estimates.ts) to run this long goes to the heavy lane,
+ * until quicker runs bring its estimate down again.
+ */
+const HEAVY_MS = 250;
+
+/**
  * Which transactions the server sees as committed, as text (`xmin:xmax:in-progress`). It changes when a write
  * commits anywhere in the cluster, on a primary and on a standby replaying it alike, and costs no table scan.
  */
@@ -87,6 +94,8 @@ export class PostgresDatabase implements Database {
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly admission: Admission;
+  /** Expected run times by statement: the admission's measure of the work ahead of a query. */
+  private readonly costs = new CostEstimates();
   private readonly prepared = new WeakMap<pg.PoolClient, Set<string>>();
   private readonly versionCheckMs: number;
   private version: { value: Promise<string>; at: number } | undefined;
@@ -167,15 +176,27 @@ export class PostgresDatabase implements Database {
   private async run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
-    const heavy = budget?.heavy === true;
-    if (!this.admission.tryEnter(heavy)) await this.admission.wait(heavy, deadline, this.timeoutMs / 1000);
+    const shape = statementName(statement.sql);
+    const posted = budget?.heavy === true;
+    const cost = this.costs.estimate(shape, posted);
+    const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
+    if (!this.admission.tryEnter(ticket)) await this.admission.wait(ticket, deadline, this.timeoutMs / 1000);
+    // A session's opening (after a restart of the server, each one's) is not the statement's cost.
+    let started = performance.now();
     try {
       const client = await this.connect();
-      return await this.runOn(client, statement, arrays, deadline);
+      started = performance.now();
+      const rows = await this.runOn(client, statement, arrays, deadline);
+      this.costs.record(shape, performance.now() - started, ticket.heavy);
+      return rows;
     } catch (error) {
-      throw this.translate(error);
+      const translated = this.translate(error);
+      // A statement stopped at its limit counts for the time it ran; an outage says nothing of its cost.
+      if (translated instanceof QueryTimeoutError)
+        this.costs.record(shape, performance.now() - started, ticket.heavy);
+      throw translated;
     } finally {
-      this.admission.leave(heavy);
+      this.admission.leave(ticket);
     }
   }
 

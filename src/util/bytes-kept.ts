@@ -1,0 +1,40 @@
+/**
+ * Answers kept up to a number of bytes (exports of archives' nodes, answers of posted queries on archives):
+ * what never changes is made once. The least recently used go first; one larger than an eighth of the whole
+ * is not kept, as it would push out many others.
+ */
+
+export class BytesKept<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V): void {
+    const bytes = this.sizeOf(value) + key.length;
+    if (bytes > this.capacity / 8 || this.entries.has(key)) return;
+    for (const [oldest, kept] of this.entries) {
+      if (this.bytes + bytes <= this.capacity) break;
+      this.entries.delete(oldest);
+      this.bytes -= kept.bytes;
+    }
+    this.entries.set(key, { value, bytes });
+    this.bytes += bytes;
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Posted queries on an archive are answered once and kept: a repeat is the same bytes (with its own request's
+ * URLs in the envelope), refusals are not kept. (A live source keeps them under its data version: see the
+ * changing database of test/postgres-faults.test.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postedAnswersKept } from '../src/rest/posted-answers.js';
+import { appOn, smallArchive } from './helpers.js';
+
+const GRID_QUERY = {
+  path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
+  filters: { node: { node_type: { like: 'data.%' } } },
+  project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
+  order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
+  limit: 5000,
+  project_map: {},
+};
+
+describe('kept answers of posted queries', () => {
+  let served: Awaited<ReturnType<typeof appOn>>;
+  beforeAll(async () => {
+    served = await appOn(await smallArchive(800, 5), { maxRows: 500 });
+  }, 60_000);
+  afterAll(async () => served?.close());
+
+  const post = (body: unknown, host = 'localhost') =>
+    served.app.inject({
+      method: 'POST',
+      url: '/api/v4/querybuilder/?x=1',
+      headers: { host, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+
+  it('answers a repeat with the same data and its own envelope, from what is kept', async () => {
+    const query = { ...GRID_QUERY, limit: 300 };
+    const first = await post(query);
+    expect(first.statusCode).toBe(200);
+    const kept = postedAnswersKept().entries;
+    const again = await post(query, 'example.org:8080');
+    expect(again.statusCode).toBe(200);
+    expect(postedAnswersKept().entries).toBe(kept);
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(again.headers['x-total-count']).toBe(first.headers['x-total-count']);
+    const [a, b] = [first.json(), again.json()];
+    expect(b.data).toEqual(a.data);
+    expect(a.data.node).toHaveLength(300);
+    expect({ ...b, data: undefined }).toEqual({
+      ...a,
+      data: undefined,
+      url: 'http://example.org:8080/api/v4/querybuilder/?x=1',
+      url_root: 'http://example.org:8080/',
+    });
+    // The same text as an answer written whole: the kept bytes are the data as it is always written.
+    expect(again.body).toBe(first.body.replaceAll('http://localhost/', 'http://example.org:8080/'));
+  });
+
+  it('keeps no refusal: a query past --max-rows is refused each time', async () => {
+    const before = postedAnswersKept().entries;
+    for (let i = 0; i < 2; i++) {
+      const refused = await post(GRID_QUERY);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().message).toMatch(/at most 500/);
+    }
+    expect(postedAnswersKept().entries).toBe(before);
+  });
+
+  it('answers many clients asking the same query at once alike, keeping one answer', async () => {
+    const query = { ...GRID_QUERY, limit: 200, offset: 7 };
+    const before = postedAnswersKept().entries;
+    const answers = await Promise.all(Array.from({ length: 16 }, () => post(query)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(16).fill(200));
+    expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    expect(postedAnswersKept().entries).toBe(before + 1);
+  });
+});
