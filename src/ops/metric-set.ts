@@ -38,7 +38,8 @@ export interface MetricSet {
   close(): void;
 }
 
-export function metricSet(backends: readonly StorageBackend[]): MetricSet {
+/** `openNow`: the storages open at the time of a scrape (sources open and close while serving). */
+export function metricSet(openNow: () => readonly StorageBackend[]): MetricSet {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -112,7 +113,7 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
       this.set(1);
     },
   });
-  storageGauges(registry, backends);
+  storageGauges(registry, openNow);
 
   const statements = queryTime.of();
   const undo = observeQueries((ms, error) => {
@@ -146,7 +147,7 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
 }
 
 /** Pools, queues and readiness of the storages, read when scraped. */
-function storageGauges(registry: Registry, backends: readonly StorageBackend[]) {
+function storageGauges(registry: Registry, openNow: () => readonly StorageBackend[]) {
   new Gauge({
     name: 'quarry_queries_running',
     help: 'Queries running on a connection (SQLite query processes), per source',
@@ -154,7 +155,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of backends) {
+      for (const b of openNow()) {
         const state = admissionState(b);
         if (state) this.set({ source: b.name }, state.running);
       }
@@ -167,7 +168,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of backends) {
+      for (const b of openNow()) {
         const state = admissionState(b);
         if (!state) continue;
         this.set({ source: b.name, lane: 'ordinary' }, state.waiting);
@@ -177,16 +178,20 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
   });
   // One look at the storages' health serves the three gauges of a scrape: prom-client starts their collect()
   // in one synchronous pass, so the look is kept until the next turn of the event loop, not for a time.
-  let seen: Promise<SourceHealth[]> | undefined;
+  let seen: Promise<{ backends: readonly StorageBackend[]; states: SourceHealth[] }> | undefined;
   const healthNow = () => {
     if (seen === undefined) {
-      seen = Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS)));
+      const backends = openNow();
+      seen = Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS))).then((states) => ({
+        backends,
+        states,
+      }));
       setImmediate(() => (seen = undefined));
     }
     return seen;
   };
   const eachServer = async (set: (labels: ServerLabels, s: ServerState) => void) => {
-    const states = await healthNow();
+    const { backends, states } = await healthNow();
     backends.forEach((b, i) => {
       for (const s of states[i]!.servers ?? []) set({ source: b.name, server: s.server, role: s.role }, s);
     });
@@ -223,7 +228,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     aggregator: 'min',
     async collect() {
-      const states = await healthNow();
+      const { backends, states } = await healthNow();
       this.reset();
       backends.forEach((b, i) => this.set({ source: b.name, kind: b.kind }, states[i]!.ready ? 1 : 0));
     },

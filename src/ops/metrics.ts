@@ -34,7 +34,7 @@ export async function registerMetrics(app: FastifyInstance, ctx: AppContext, ena
     return;
   }
   const { metricSet } = await import('./metric-set.js');
-  const set = metricSet(ctx.backends);
+  const set = metricSet(() => ctx.backends);
   current = set;
   const kindOf = endpointKinds(ctx.prefix);
   // A callback hook: no promise per request. routeOptions.url is the route's pattern (one string per route).
