@@ -48,7 +48,23 @@ program
   .description('serve AiiDA data: archives, live profiles (the generated demo archive when none is given)')
   .argument(
     '[sources...]',
-    '.aiida archive files, core.sqlite_dos folders or postgres:// URLs; the first is the default, others are selected with ?profile=NAME',
+    '.aiida archive files, core.sqlite_dos folders, postgres:// URLs, or folders of archives and core.sqlite_dos folders (searched recursively); each is served at /<name>/api/v4/, the first also at the plain prefix',
+  )
+  .option(
+    '--sources <file>',
+    'a YAML file naming the sources to serve (see docs/portal.md); SIGHUP reads it again',
+  )
+  .option(
+    '--max-open <n>',
+    'most sources of folders and --sources open at once per serving process (least recently used closed first)',
+    integer('max-open'),
+    16,
+  )
+  .option(
+    '--watch-interval <seconds>',
+    'how often served folders are looked at for added, removed and replaced sources (0: never)',
+    integer('watch-interval'),
+    5,
   )
   .option(
     '--profile <name...>',

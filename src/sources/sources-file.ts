@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { fileVersion, scanFolders } from './discover.js';
+import { fileVersion } from './discover.js';
 import { nameFrom } from './names.js';
 import type { PortalSpec } from './spec.js';
 
@@ -30,7 +30,13 @@ export class SourcesFileError extends Error {
 const KINDS = ['archive', 'folder', 'sqlite_dos', 'postgres', 'profile'] as const;
 const SETTINGS = ['name', 'repository', 'replicas', 'query_timeout'];
 
-export function readSourcesFile(file: string): PortalSpec[] {
+/** The sources a file names, and the folders it names (scanned again while serving, as folders given on the command line). */
+export interface SourcesFile {
+  specs: PortalSpec[];
+  folders: { folder: string; queryTimeout?: number }[];
+}
+
+export function readSourcesFile(file: string): SourcesFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -50,10 +56,20 @@ export function readSourcesFile(file: string): PortalSpec[] {
     );
   }
   const base = dirname(resolve(file));
-  return list.flatMap((entry, i) => specsOf(entry, `${file}, source ${i + 1}`, base));
+  const read: SourcesFile = { specs: [], folders: [] };
+  list.forEach((entry, i) => {
+    const found = specsOf(entry, `${file}, source ${i + 1}`, base);
+    if ('folder' in found) read.folders.push(found);
+    else read.specs.push(...found);
+  });
+  return read;
 }
 
-function specsOf(entry: unknown, where: string, base: string): PortalSpec[] {
+function specsOf(
+  entry: unknown,
+  where: string,
+  base: string,
+): PortalSpec[] | { folder: string; queryTimeout?: number } {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
     throw new SourcesFileError(`${where}: each source is a mapping such as {archive: file.aiida}`);
   }
@@ -105,7 +121,7 @@ function specsOf(entry: unknown, where: string, base: string): PortalSpec[] {
         throw new SourcesFileError(
           `${where}: a folder's sources are named by their files; name is not a setting of folder`,
         );
-      return scanFolders([resolve(base, value)]).map((s) => ({ ...s, ...common }));
+      return { folder: resolve(base, value), ...common };
     }
     case 'archive':
     case 'sqlite_dos': {

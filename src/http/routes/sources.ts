@@ -15,7 +15,7 @@ function positiveInteger(value: string, key: string, max = Number.MAX_SAFE_INTEG
   if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw new HttpError(
       400,
-      `${key}=${JSON.stringify(value)} is not valid: ${key} must be a whole number from 1 to ${max}`,
+      `${key}=${JSON.stringify(value)} is not valid: ${key} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? 'of 1 or more' : `from 1 to ${max}`}`,
     );
   }
   return Number(value);
