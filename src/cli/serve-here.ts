@@ -139,7 +139,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   const names = portal === undefined ? backends.map((b) => b.name) : portal.catalog.names();
   if (supervised) reportServing(names);
   else announce(names, options, port, 1);
-  const held = portal === undefined ? backends : [{ close: () => portal.catalog.close() }];
+  const held = portal === undefined ? backends : [portal];
   shutDownOnSignals(app, held, (options.shutdownTimeout ?? 10) * 1000);
   if (portal !== undefined) {
     portal.watcher.watch(options.watchInterval ?? 5);
@@ -159,7 +159,19 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
       import('../sources/sources-file.js'),
     ]);
   const say = (line: string) => process.stderr.write(`quarry: ${line}\n`);
-  const catalog = new SourceCatalog(sourceOpener({ ...storageSettings(options), pgPool: options.pgPool }), {
+  // Every SQLite source of the portal runs its queries on these few processes, whatever the number of sources.
+  const { SharedQueryProcesses } = await import('../storage/shared-query-processes.js');
+  const shared = new SharedQueryProcesses({
+    size: options.workers,
+    heapMb: options.queryMemory,
+    maxWaiting: options.maxWaiting,
+  });
+  const opener = sourceOpener({
+    ...storageSettings(options),
+    pgPool: options.pgPool,
+    sharedProcesses: shared,
+  });
+  const catalog = new SourceCatalog(opener, {
     maxOpen: options.maxOpen,
     onEvent: (event) => {
       if (event.type === 'failed') say(`source ${event.name} cannot be opened: ${event.error.message}`);
@@ -172,6 +184,15 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
     },
   });
   for (const backend of backends) catalog.pin(backend);
+  const { scanFolders } = await import('../sources/discover.js');
+  // A folder with nothing to serve is most likely a wrong path: said at start, not discovered by clients.
+  const empty = folders.find((folder) => scanFolders([folder]).length === 0);
+  if (empty !== undefined) {
+    await Promise.all(backends.map((b) => b.close()));
+    throw new CliError(
+      `${empty} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no .aiida archive or core.sqlite_dos folder at any depth; nothing to serve there`,
+    );
+  }
   const watcher = new Portal(catalog, {
     folders,
     sourcesFile: options.sources,
@@ -187,5 +208,13 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
       throw new CliError((error as Error).message);
     throw error;
   }
-  return { catalog, watcher };
+  return {
+    catalog,
+    watcher,
+    close: async () => {
+      watcher.stop();
+      await catalog.close();
+      await shared.close();
+    },
+  };
 }

@@ -249,6 +249,8 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     } catch (error) {
       const problem = error instanceof Error ? error : new Error(String(error));
       this.options.onEvent?.({ type: 'failed', name: entry.spec.name, error: problem });
+      // Gone before the catalog noticed (a file removed between two looks at its folder).
+      if ((problem as { status?: unknown }).status === 404) throw problem;
       throw new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
     } finally {
       entry.opening = undefined;

@@ -1,4 +1,5 @@
 /** Opening a source of the catalog with the server's settings, each source's own time limit where it has one. */
+import { existsSync } from 'node:fs';
 import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -17,6 +18,15 @@ export function sourceOpener(settings: OpenSettings): Opener<PortalSpec> {
       ...settings,
       ...(spec.queryTimeout === undefined ? {} : { queryTimeoutMs: spec.queryTimeout * 1000 }),
     };
+    const probe = spec.kind === 'sqlite-profile' ? `${spec.path}/database.sqlite` : spec.path;
+    if (probe !== undefined && !existsSync(probe)) {
+      throw Object.assign(
+        new Error(
+          `the source "${spec.name}" is no longer served (${probe} was removed); GET /sources/ lists the sources served`,
+        ),
+        { status: 404 },
+      );
+    }
     let backend: StorageBackend;
     if (spec.url !== undefined) {
       backend = await openPostgresUrl(spec.url, spec.repository, {

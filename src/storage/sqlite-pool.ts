@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { KeptMap } from '../util/kept-map.js';
 import { Admission } from './admission.js';
 import { QueryProcess } from './query-process.js';
+import type { SharedQueryProcesses } from './shared-query-processes.js';
 import {
   QueryStoppedError,
   QueryTimeoutError,
@@ -36,6 +37,11 @@ export interface PoolOptions {
   maxWaiting?: number;
   /** Most memory one query's process may hold, in MB (default 1024); past it the query is stopped. */
   memoryMb?: number;
+  /**
+   * Run the statements on these processes, shared with other sources, instead of processes of the pool's own
+   * (a portal's many archives: src/storage/shared-query-processes.ts). `size` is then theirs.
+   */
+  shared?: SharedQueryProcesses;
 }
 
 /**
@@ -67,6 +73,7 @@ export class SqlitePool implements Database {
   private readonly timeoutMs: number;
   private readonly unchanging: boolean;
   private readonly memoryMb: number;
+  private readonly shared?: SharedQueryProcesses;
   /** The connection quick statements run on, in this thread. */
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
@@ -84,7 +91,8 @@ export class SqlitePool implements Database {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.unchanging = options.unchanging ?? false;
     this.memoryMb = options.memoryMb ?? 1024;
-    const size = Math.max(1, options.size ?? 2);
+    this.shared = options.shared;
+    const size = Math.max(1, options.shared?.size ?? options.size ?? 2);
     this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
     for (let i = 0; i < size; i++) this.slots.push({ busy: false });
   }
@@ -162,8 +170,9 @@ export class SqlitePool implements Database {
     const name = this.sqlName(statement.sql);
     const heavy = budget?.heavy === true || this.slow.get(name) === true;
     const task: Task = { statement, arrays, heavy, deadline, name, measuredAs };
-    if (this.admission.tryEnter(heavy)) return this.dispatch(task);
-    return this.admission.wait(heavy, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+    const dispatch = this.shared === undefined ? this.dispatch : this.dispatchShared;
+    if (this.admission.tryEnter(heavy)) return dispatch.call(this, task);
+    return this.admission.wait(heavy, deadline, this.timeoutMs / 1000).then(() => dispatch.call(this, task));
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
@@ -227,6 +236,79 @@ export class SqlitePool implements Database {
     });
   }
 
+  /** Run an admitted task on a shared process (one of any source's), watching its time and memory. */
+  private async dispatchShared(task: Task): Promise<unknown[]> {
+    const shared = this.shared as SharedQueryProcesses;
+    let running;
+    try {
+      running = await shared.acquire(task.deadline, () => QueryTimeoutError.atLimit(this.timeoutMs));
+    } catch (error) {
+      this.admission.leave(task.heavy);
+      throw error;
+    }
+    if (this.closed) {
+      shared.release(running);
+      this.admission.leave(task.heavy);
+      throw new Error('the database is closed');
+    }
+    const worker = running;
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = () => {
+        done = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        this.running.delete(stop);
+        this.admission.leave(task.heavy);
+      };
+      const stop = (error: Error) => {
+        if (done) return;
+        if (!this.closed) this.slow.set(task.name, true);
+        shared.discard(worker);
+        finish();
+        reject(error);
+      };
+      this.running.add(stop);
+      const timer = setTimeout(
+        () => stop(QueryTimeoutError.atLimit(this.timeoutMs)),
+        Math.max(0, task.deadline - Date.now()),
+      );
+      const limit = this.memoryMb * 1024 * 1024;
+      const watch = setInterval(() => {
+        if ((worker.residentBytes() ?? 0) > limit) {
+          stop(
+            new QueryStoppedError(
+              `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
+            ),
+          );
+        }
+      }, MEMORY_CHECK_MS);
+      const started = performance.now();
+      const { sql, params } = task.statement;
+      worker.run(this.file, this.unchanging, sql, params, task.arrays, (answer) => {
+        if (done) return;
+        finish();
+        shared.release(worker);
+        if (performance.now() - started >= HEAVY_MS) this.slow.set(task.name, true);
+        if (answer.error !== undefined) {
+          return reject(
+            answer.died
+              ? new QueryStoppedError(
+                  `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
+                )
+              : new Error(answer.error),
+          );
+        }
+        if (task.measuredAs !== undefined && answer.ms !== undefined)
+          this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
+        resolve(answer.rows ?? []);
+      });
+    });
+  }
+
+  /** Queries of this pool running on shared processes: stopped when the pool closes. */
+  private readonly running = new Set<(error: Error) => void>();
+
   /** A short name for a statement's SQL: keys made of the whole text (kilobytes) were copied and hashed. */
   private sqlName(sql: string): string {
     let name = this.sqlNames.get(sql);
@@ -262,6 +344,8 @@ export class SqlitePool implements Database {
     this.admission.drain(new Error('the database is closed'));
     this.inline?.close();
     for (const slot of this.slots) slot.abort?.(new Error('the database is closed'));
+    for (const stop of [...this.running]) stop(new Error('the database is closed'));
+    this.shared?.forget(this.file);
     await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
 }

@@ -58,6 +58,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         timeoutMs: options.queryTimeoutMs,
         maxWaiting: options.maxWaiting,
         memoryMb: options.queryMemoryMb,
+        shared: options.sharedProcesses,
         unchanging: true,
       });
     } catch (error) {
