@@ -32,6 +32,8 @@ export interface MetricSet {
   registry: Registry;
   /** One answered request (its duration in milliseconds). */
   request(kind: EndpointKind, status: number, ms: number): void;
+  /** One answered request that read a source (by name), for the per-source counts. */
+  sourceRequest(name: string): void;
   /** A conditional request: answered 304 (`hit`) or in full. */
   conditional(hit: boolean): void;
   /** Stop watching the storages' queries (the app closes). */
@@ -39,7 +41,13 @@ export interface MetricSet {
 }
 
 /** `openNow`: the storages open at the time of a scrape (sources open and close while serving). */
-export function metricSet(openNow: () => readonly StorageBackend[]): MetricSet {
+/** Sources named in the per-source request counts; the others are counted together. */
+const SOURCE_LABELS = 100;
+
+export function metricSet(
+  openNow: () => readonly StorageBackend[],
+  catalogState?: () => { known: number; open: number },
+): MetricSet {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -114,6 +122,23 @@ export function metricSet(openNow: () => readonly StorageBackend[]): MetricSet {
     },
   });
   storageGauges(registry, openNow);
+  const sources = new Counter({
+    name: 'quarry_source_requests_total',
+    help: `Requests that read a source, by source: the first ${SOURCE_LABELS} sources asked for are named, the others counted as "(other)"`,
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  const labelled = new Set<string>();
+  new Gauge({
+    name: 'quarry_sources',
+    help: 'Sources known to the serving process, and those of them open now',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: 'known' }, catalogState?.().known ?? 0);
+      this.set({ state: 'open' }, catalogState?.().open ?? openNow().length);
+    },
+  });
 
   const statements = queryTime.of();
   const undo = observeQueries((ms, error) => {
@@ -134,6 +159,14 @@ export function metricSet(openNow: () => readonly StorageBackend[]): MetricSet {
 
   return {
     registry,
+    sourceRequest(name) {
+      // Bounded cardinality whatever the number of sources: a scrape stays small with 10,000 of them.
+      if (!labelled.has(name)) {
+        if (labelled.size >= SOURCE_LABELS) name = '(other)';
+        else labelled.add(name);
+      }
+      sources.inc({ source: name });
+    },
     request(kind, status, ms) {
       const s = seriesOf(kind);
       s.byStatus[status] = (s.byStatus[status] ?? 0) + 1;
