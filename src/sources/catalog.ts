@@ -250,7 +250,9 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       const problem = error instanceof Error ? error : new Error(String(error));
       this.options.onEvent?.({ type: 'failed', name: entry.spec.name, error: problem });
       // Gone before the catalog noticed (a file removed between two looks at its folder).
-      if ((problem as { status?: unknown }).status === 404) throw problem;
+      // Or busy elsewhere (extracted by another process): the client is told when to come back.
+      const status = (problem as { status?: unknown }).status;
+      if (status === 404 || status === 503) throw problem;
       throw new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
     } finally {
       entry.opening = undefined;

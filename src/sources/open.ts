@@ -7,10 +7,15 @@ import type { Opener } from './catalog.js';
 import type { PortalSpec } from './spec.js';
 
 export interface OpenSettings extends ProfileOptions {
+  /** How long a first request waits for another process's extraction of the same archive (default 10 s). */
+  extractWaitMs?: number;
   cacheDir: string;
   /** Most sessions of a PostgreSQL source's pool. */
   pgPool?: number;
 }
+
+/** How long a first request waits while another process extracts the same archive. */
+const EXTRACT_WAIT_MS = 10_000;
 
 export function sourceOpener(settings: OpenSettings): Opener<PortalSpec> {
   return async (spec: PortalSpec): Promise<StorageBackend> => {
@@ -40,7 +45,8 @@ export function sourceOpener(settings: OpenSettings): Opener<PortalSpec> {
     } else if (spec.kind === 'sqlite-profile') {
       backend = await openSqliteDos(spec.path!, { ...own, name: spec.name });
     } else {
-      backend = await openArchive(spec.path!, own);
+      // A request does not wait long for another process's extraction: it is told to come back.
+      backend = await openArchive(spec.path!, { extractWaitMs: EXTRACT_WAIT_MS, ...own });
     }
     // Served under the catalog's name, whatever the storage calls itself.
     return backend.name === spec.name ? backend : renamed(backend, spec.name);
