@@ -219,3 +219,33 @@ describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () 
     expect(shadow.stderr).toMatch(/docs\.aiida: the source name "docs" would shadow/);
   });
 });
+
+describe.skipIf(!existsSync(cli))('quarry prepare (built CLI)', () => {
+  it(
+    'extracts every archive ahead, so that the portal opens them without extracting',
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDir('quarry-prepare-');
+      const cacheDir = tempDir('quarry-prepare-cache-');
+      temps.push(dir, cacheDir);
+      for (const name of ['p1', 'p2', 'p3']) copyFileSync(first, join(dir, `${name}.aiida`));
+      const prepared = spawnSync(process.execPath, [cli, 'prepare', dir, '--cache-dir', cacheDir], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(prepared.status).toBe(0);
+      expect(prepared.stderr).toContain('100% (3/3');
+      expect(prepared.stderr).toContain(`3 of 3 archives ready in ${cacheDir}`);
+      const serving = await serveProcesses(dir, 1, ['--metrics', '--cache-dir', cacheDir]);
+      servers.push(serving);
+      for (const name of ['p1', 'p2', 'p3'])
+        expect((await fetchJson(serving.port, `/${name}/api/v4/nodes/?limit=1`)).status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${serving.port}/metrics`)).text();
+      expect(metrics).toMatch(/^quarry_archive_extractions_total 0$/m);
+      expect(metrics).toMatch(/^quarry_sources\{state="known"\} 3$/m);
+      const nothing = spawnSync(process.execPath, [cli, 'prepare', tempDir()], { encoding: 'utf8' });
+      expect(nothing.status).toBe(1);
+      expect(nothing.stderr).toContain('no .aiida archive to prepare');
+    },
+  );
+});

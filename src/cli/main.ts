@@ -146,6 +146,17 @@ program
   );
 
 program
+  .command('prepare')
+  .description('extract the databases of the archives a portal serves ahead, so that it starts warm')
+  .argument('[folders...]', 'folders of .aiida archives (searched recursively)')
+  .option('--sources <file>', 'the YAML sources file of quarry serve --sources')
+  .option('--cache-dir <dir>', 'the cache folder quarry serve uses')
+  .option('--jobs <n>', 'archives extracted at once (default: the cores)', integer('jobs'))
+  .action(async (folders: string[], options: Parameters<typeof import('./prepare.js').runPrepare>[1]) =>
+    (await import('./prepare.js')).runPrepare(folders, options),
+  );
+
+program
   .command('generate')
   .description('write a synthetic, deterministic AiiDA archive (for demos and benchmarks)')
   .requiredOption('--nodes <n>', 'number of nodes', count)
