@@ -173,10 +173,11 @@ export async function portalBench(options: PortalBenchOptions) {
     processes: cost.processes,
     openArchiveP50Ms: openP50,
     singleArchiveP50Ms: singleP50,
+    singleStartToReadyMs: Math.round(single.readyMs),
   };
   log(
     [
-      `  start to ready            ${result.startToReadyMs} ms (first start, empty cache: ${result.coldStartToReadyMs} ms)`,
+      `  start to ready            ${result.startToReadyMs} ms (first start, empty cache: ${result.coldStartToReadyMs} ms; one archive alone: ${result.singleStartToReadyMs} ms)`,
       `  first request, extracting p50 ${result.firstRequestExtractingP50Ms} ms`,
       `  first request, extracted  p50 ${result.firstRequestExtractedP50Ms} ms, p99 ${result.firstRequestExtractedP99Ms} ms`,
       `  after all asked once      ${result.rssMb} MB RSS, ${result.openFiles} open files, ${result.processes} processes`,
