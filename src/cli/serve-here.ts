@@ -131,7 +131,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   try {
     await app.listen({ host, port: options.port });
   } catch (error) {
-    await Promise.all(backends.map((b) => b.close()));
+    await (portal === undefined ? Promise.all(backends.map((b) => b.close())) : portal.close());
     throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
   }
   const address = app.server.address();
@@ -184,15 +184,6 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
     },
   });
   for (const backend of backends) catalog.pin(backend);
-  const { scanFolders } = await import('../sources/discover.js');
-  // A folder with nothing to serve is most likely a wrong path: said at start, not discovered by clients.
-  const empty = folders.find((folder) => scanFolders([folder]).length === 0);
-  if (empty !== undefined) {
-    await Promise.all(backends.map((b) => b.close()));
-    throw new CliError(
-      `${empty} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no .aiida archive or core.sqlite_dos folder at any depth; nothing to serve there`,
-    );
-  }
   const watcher = new Portal(catalog, {
     folders,
     sourcesFile: options.sources,
@@ -204,7 +195,11 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
     watcher.start();
   } catch (error) {
     await Promise.all(backends.map((b) => b.close()));
-    if (error instanceof SourcesFileError || (error as Error).name === 'SourceNameError')
+    await shared.close();
+    if (
+      error instanceof SourcesFileError ||
+      ['SourceNameError', 'EmptyFolderError'].includes((error as Error).name)
+    )
       throw new CliError((error as Error).message);
     throw error;
   }

@@ -31,7 +31,7 @@ export class Portal {
   /** The sources at start: a clash of names or a name that shadows a route is an error that names both. */
   start(): void {
     if (this.options.sourcesFile !== undefined) this.file = readSourcesFile(this.options.sourcesFile);
-    const specs = this.current();
+    const specs = this.current(true);
     checkNames(
       [
         ...this.options.taken.map((name) => ({ name, origin: `the source ${name} on the command line` })),
@@ -42,8 +42,17 @@ export class Portal {
     this.catalog.add(specs);
   }
 
-  private current(): PortalSpec[] {
-    const folders = scanFolders(this.options.folders);
+  /** `atStart`: a folder with nothing to serve is most likely a wrong path, said at once. */
+  private current(atStart = false): PortalSpec[] {
+    const folders = this.options.folders.flatMap((folder) => {
+      const found = scanFolders([folder]);
+      if (atStart && found.length === 0) {
+        throw new EmptyFolderError(
+          `${folder} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no .aiida archive or core.sqlite_dos folder at any depth; nothing to serve there`,
+        );
+      }
+      return found;
+    });
     const fromFileFolders = this.file.folders.flatMap(({ folder, queryTimeout }) =>
       scanFolders([folder]).map((s) => (queryTimeout === undefined ? s : { ...s, queryTimeout })),
     );
@@ -113,3 +122,8 @@ export class Portal {
 }
 
 export { SourceNameError };
+
+/** A folder given to serve holds nothing to serve. */
+export class EmptyFolderError extends Error {
+  override name = 'EmptyFolderError';
+}
