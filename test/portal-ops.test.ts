@@ -3,7 +3,7 @@
  * /metrics counts requests by source with a bounded number of labels; request logs name the source; a
  * removed source answers 404 naming it; a source that cannot be opened answers 502 naming it, the others go on.
  */
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { buildApp } from '../src/http/app.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
 import { sourceOpener } from '../src/sources/open.js';
+import type { PortalSpec } from '../src/sources/spec.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { SharedQueryProcesses } from '../src/storage/shared-query-processes.js';
 import { smallArchive, tempDir } from './helpers.js';
@@ -70,6 +71,35 @@ describe('a portal in one process', () => {
       expect(notReady.statusCode).toBe(503);
       expect(notReady.json().message).toContain('"broken"');
       expect((await app.inject({ url: '/alpha/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+
+      // A PostgreSQL source whose server is down: its own requests fail naming it, the others go on.
+      const repository = tempDir('quarry-repo-');
+      temps.push(repository);
+      mkdirSync(join(repository, 'loose'));
+      writeFileSync(
+        join(repository, 'config.json'),
+        JSON.stringify({ loose_prefix_len: 2, container_id: 'x' }),
+      );
+      catalog.add([
+        {
+          name: 'big',
+          kind: 'postgres-profile',
+          origin: 'postgres://127.0.0.1:1/aiida',
+          version: '1',
+          url: 'postgres://reader@127.0.0.1:1/aiida',
+          repository,
+        } as PortalSpec,
+      ]);
+      const down = await app.inject({ url: '/big/api/v4/nodes/' });
+      expect([502, 503]).toContain(down.statusCode);
+      expect(down.json().message).toContain('"big"');
+      expect((await app.inject({ url: '/gamma/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+      catalog.update(
+        catalog
+          .names()
+          .filter((n) => n !== 'big')
+          .map((n) => catalog.spec(n)!),
+      );
 
       catalog.update(
         catalog

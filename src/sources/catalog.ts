@@ -61,6 +61,8 @@ interface Entry {
   retired: boolean;
   nodes: number | null;
   aiidaVersion: string | null;
+  /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
+  kind?: SourceKind;
 }
 
 export interface CatalogOptions {
@@ -241,6 +243,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       const backend = await this.opener(entry.spec as S);
       entry.backend = backend;
       entry.aiidaVersion = backend.aiidaVersion;
+      entry.kind = backend.kind;
       this.openCount += 1;
       this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
       void this.countNodes(entry, backend);
@@ -335,7 +338,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       if (needle !== undefined && !entry.spec.name.toLowerCase().includes(needle)) continue;
       out.push({
         name: entry.spec.name,
-        kind: entry.spec.kind,
+        kind: entry.kind ?? entry.spec.kind,
         origin: entry.spec.origin,
         open: entry.backend !== undefined,
         nodes: entry.nodes,
