@@ -47,6 +47,8 @@ interface Options {
   plans?: string;
   pgUrl?: string;
   out: string;
+  sources?: number;
+  sourcesAsked?: number;
 }
 
 interface Measure {
@@ -159,6 +161,16 @@ async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  if (options.sources !== undefined) {
+    const { portalBench } = await import('./portal.js');
+    await portalBench({
+      sources: options.sources,
+      nodes: 500,
+      asked: options.sourcesAsked,
+      out: options.out,
+    });
+    return;
+  }
   const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
@@ -440,6 +452,16 @@ new Command('bench')
   )
   .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
   .option('--out <file>', 'JSON results', 'bench-results.json')
+  .option(
+    '--sources <n>',
+    'instead: a portal of n generated archives (500 nodes each) served by quarry serve FOLDER, each asked once',
+    count,
+  )
+  .option(
+    '--sources-asked <n>',
+    'with --sources: ask only the first n archives (a large portal by names)',
+    count,
+  )
   .action(main)
   .parseAsync()
   .catch((error: unknown) => {

@@ -51,7 +51,23 @@ program
   .description('serve AiiDA data: archives, live profiles (the generated demo archive when none is given)')
   .argument(
     '[sources...]',
-    '.aiida archive files, core.sqlite_dos folders or postgres:// URLs; the first is the default, others are selected with ?profile=NAME',
+    '.aiida archive files, core.sqlite_dos folders, postgres:// URLs, or folders of archives and core.sqlite_dos folders (searched recursively); each is served at /<name>/api/v4/, the first also at the plain prefix',
+  )
+  .option(
+    '--sources <file>',
+    'a YAML file naming the sources to serve (see docs/portal.md); SIGHUP reads it again',
+  )
+  .option(
+    '--max-open <n>',
+    'most sources of folders and --sources open at once per serving process (least recently used closed first)',
+    integer('max-open'),
+    16,
+  )
+  .option(
+    '--watch-interval <seconds>',
+    'how often served folders are looked at for added, removed and replaced sources (0: never)',
+    integer('watch-interval'),
+    5,
   )
   .option(
     '--profile <name...>',
@@ -130,6 +146,17 @@ program
   // Which source each --replica belongs to is a matter of order on the command line, which commander forgets.
   .action((sources: string[], options: ServeOptions) =>
     runServe(sources, { ...options, replicasOf: replicasBySource(process.argv.slice(2)) }),
+  );
+
+program
+  .command('prepare')
+  .description('extract the databases of the archives a portal serves ahead, so that it starts warm')
+  .argument('[folders...]', 'folders of .aiida archives (searched recursively)')
+  .option('--sources <file>', 'the YAML sources file of quarry serve --sources')
+  .option('--cache-dir <dir>', 'the cache folder quarry serve uses')
+  .option('--jobs <n>', 'archives extracted at once (default: the cores)', integer('jobs'))
+  .action(async (folders: string[], options: Parameters<typeof import('./prepare.js').runPrepare>[1]) =>
+    (await import('./prepare.js')).runPrepare(folders, options),
   );
 
 program

@@ -104,7 +104,7 @@ const RESTART_DELAY_MS = 1_000;
 export function superviseProcesses(
   count: number,
   env: Record<string, string> = {},
-  { shutdownMs = 10_000 }: { shutdownMs?: number } = {},
+  { shutdownMs = 10_000, hangUp = false }: { shutdownMs?: number; hangUp?: boolean } = {},
 ): Promise<{ port: number; names: string[] }> {
   cluster.setupPrimary({ execArgv: servingArguments() });
   return new Promise((resolve, reject) => {
@@ -200,6 +200,13 @@ export function superviseProcesses(
     // Once: a second Ctrl-C while stopping stops at once (the default action of the signal).
     process.once('SIGINT', () => stopping || stopAll(0));
     process.once('SIGTERM', () => stopping || stopAll(0));
+    // A portal reads its sources again on SIGHUP: every serving process does.
+    if (hangUp) {
+      process.on('SIGHUP', () => {
+        for (const worker of Object.values(cluster.workers ?? {}) as Worker[])
+          if (!worker.isDead()) worker.process.kill('SIGHUP');
+      });
+    }
     fork();
   });
 }

@@ -7,7 +7,7 @@
 import { SingleBar } from 'cli-progress';
 import type { ProgressCallback } from '../storage/observe.js';
 
-export type ProgressUnit = 'bytes' | 'nodes';
+export type ProgressUnit = 'bytes' | 'nodes' | 'archives';
 
 export interface ProgressOptions {
   /** Where it is drawn (default stderr, whose TTY-ness chooses bar or lines). */
@@ -125,7 +125,7 @@ export function extractionProgress(file: string, options?: ProgressOptions): Pro
 }
 
 function amountOf(value: number, unit: ProgressUnit): string {
-  if (unit === 'nodes') return String(Math.round(value));
+  if (unit !== 'bytes') return String(Math.round(value));
   return `${(value / 1e6).toFixed(value < 1e7 ? 1 : 0)} MB`;
 }
 

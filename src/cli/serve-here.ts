@@ -1,6 +1,6 @@
 /** Serving from this process: open the storages, start the HTTP server, stop cleanly on a signal. */
 import { existsSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
@@ -29,25 +29,29 @@ async function openSource(
   return openArchive(source, { ...storage, onExtractProgress: extractionProgress(basename(source)) });
 }
 
+/** The storage settings of the command's options, for every source. */
+function storageSettings(options: ServeOptions) {
+  return {
+    cacheDir: options.cacheDir ?? defaultCacheDir(),
+    workers: options.workers,
+    queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
+    maxWaiting: options.maxWaiting,
+    queryMemoryMb: options.queryMemory,
+    replicasOnly: options.replicasOnly,
+    onIdleError: (error: Error) => process.stderr.write(`quarry: database session lost: ${error.message}\n`),
+    onServerChange: (server: string, up: boolean, problem?: string) =>
+      process.stderr.write(
+        up
+          ? `quarry: database server ${server} answers again; reads go to it\n`
+          : `quarry: database server ${server} is out (${problem}); reads go to the others\n`,
+      ),
+  };
+}
+
 async function openBackends(files: string[], options: ServeOptions): Promise<StorageBackend[]> {
   const backends: StorageBackend[] = [];
   try {
-    const storage = {
-      cacheDir: options.cacheDir ?? defaultCacheDir(),
-      workers: options.workers,
-      queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
-      maxWaiting: options.maxWaiting,
-      queryMemoryMb: options.queryMemory,
-      replicasOnly: options.replicasOnly,
-      onIdleError: (error: Error) =>
-        process.stderr.write(`quarry: database session lost: ${error.message}\n`),
-      onServerChange: (server: string, up: boolean, problem?: string) =>
-        process.stderr.write(
-          up
-            ? `quarry: database server ${server} answers again; reads go to it\n`
-            : `quarry: database server ${server} is out (${problem}); reads go to the others\n`,
-        ),
-    };
+    const storage = storageSettings(options);
     for (const file of files) backends.push(await openSource(file, options, storage));
     for (const name of options.profile ?? []) {
       const replicas = options.replicasOf?.[`profile:${name}`];
@@ -77,13 +81,26 @@ export async function serveInThisProcess(files: string[], options: ServeOptions,
   }
 }
 
+/** A folder that is not itself a core.sqlite_dos storage: the sources below it are served (a portal). */
+function isSourceFolder(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory() && !existsSync(join(path, 'database.sqlite'));
+}
+
 async function serve(files: string[], options: ServeOptions, supervised: boolean) {
-  const backends = await openBackends(files, options);
+  const folders = files.filter(isSourceFolder);
+  const backends = await openBackends(
+    files.filter((f) => !folders.includes(f)),
+    options,
+  );
+  const portal =
+    folders.length > 0 || options.sources !== undefined
+      ? await startPortal(folders, backends, options)
+      : undefined;
   if (supervised) reportOpened();
   // Loaded after the storages are open, so that the supervisor's other processes start while this one loads it.
   const { buildApp } = await import('../http/app.js');
   const app = await buildApp({
-    backends,
+    ...(portal === undefined ? { backends } : { catalog: portal.catalog }),
     prefix: options.prefix,
     posting: options.posting,
     ui: options.ui,
@@ -114,13 +131,85 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   try {
     await app.listen({ host, port: options.port });
   } catch (error) {
-    await Promise.all(backends.map((b) => b.close()));
+    await (portal === undefined ? Promise.all(backends.map((b) => b.close())) : portal.close());
     throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const names = backends.map((b) => b.name);
+  const names = portal === undefined ? backends.map((b) => b.name) : portal.catalog.names();
   if (supervised) reportServing(names);
   else announce(names, options, port, 1);
-  shutDownOnSignals(app, backends, (options.shutdownTimeout ?? 10) * 1000);
+  const held = portal === undefined ? backends : [portal];
+  shutDownOnSignals(app, held, (options.shutdownTimeout ?? 10) * 1000);
+  if (portal !== undefined) {
+    portal.watcher.watch(options.watchInterval ?? 5);
+    // SIGHUP: the sources file (and the folders) are read again; the supervisor passes the signal on.
+    process.on('SIGHUP', () => portal.watcher.reload());
+  }
+}
+
+/** Folders and a sources file: a catalog of sources opened on demand, beside those opened at start. */
+async function startPortal(folders: string[], backends: StorageBackend[], options: ServeOptions) {
+  const [{ SourceCatalog }, { sourceOpener }, { Portal }, { reservedNames }, { SourcesFileError }] =
+    await Promise.all([
+      import('../sources/catalog.js'),
+      import('../sources/open.js'),
+      import('../sources/portal.js'),
+      import('../sources/names.js'),
+      import('../sources/sources-file.js'),
+    ]);
+  const say = (line: string) => process.stderr.write(`quarry: ${line}\n`);
+  // Every SQLite source of the portal runs its queries on these few processes, whatever the number of sources.
+  const { SharedQueryProcesses } = await import('../storage/shared-query-processes.js');
+  const shared = new SharedQueryProcesses({
+    size: options.workers,
+    heapMb: options.queryMemory,
+    maxWaiting: options.maxWaiting,
+  });
+  const opener = sourceOpener({
+    ...storageSettings(options),
+    pgPool: options.pgPool,
+    sharedProcesses: shared,
+  });
+  const catalog = new SourceCatalog(opener, {
+    maxOpen: options.maxOpen,
+    onEvent: (event) => {
+      if (event.type === 'failed') say(`source ${event.name} cannot be opened: ${event.error.message}`);
+      else if (options.log)
+        say(
+          event.type === 'opened'
+            ? `source ${event.name} opened in ${Math.round(event.ms)} ms`
+            : `source ${event.name} closed`,
+        );
+    },
+  });
+  for (const backend of backends) catalog.pin(backend);
+  const watcher = new Portal(catalog, {
+    folders,
+    sourcesFile: options.sources,
+    reserved: reservedNames(options.prefix),
+    taken: backends.map((b) => b.name),
+    log: say,
+  });
+  try {
+    watcher.start();
+  } catch (error) {
+    await Promise.all(backends.map((b) => b.close()));
+    await shared.close();
+    if (
+      error instanceof SourcesFileError ||
+      ['SourceNameError', 'EmptyFolderError'].includes((error as Error).name)
+    )
+      throw new CliError((error as Error).message);
+    throw error;
+  }
+  return {
+    catalog,
+    watcher,
+    close: async () => {
+      watcher.stop();
+      await catalog.close();
+      await shared.close();
+    },
+  };
 }

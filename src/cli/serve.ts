@@ -2,6 +2,8 @@
  * `quarry serve`: serve the sources from this process, or supervise serving processes (--processes). The
  * supervisor serves nothing, so the serving code (HTTP, storages, exporters) is loaded only where it runs.
  */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { announce } from './announce.js';
 import { isServingProcess, superviseProcesses } from './processes.js';
@@ -43,6 +45,12 @@ export interface ServeOptions {
   /** Read replicas by PostgreSQL source (its URL, or `profile:NAME`), from the `--replica` options. */
   replicasOf?: Record<string, string[]>;
   replicasOnly?: boolean;
+  /** A YAML file naming the sources of a portal (src/sources/sources-file.ts). */
+  sources?: string;
+  /** Most sources open at once per serving process; the least recently used is closed for another. */
+  maxOpen?: number;
+  /** Seconds between two looks at the served folders for added, removed and replaced sources (0: never). */
+  watchInterval?: number;
   /** HTTP server processes sharing the port (default 1 here; the command defaults to the cores). */
   processes?: number;
 }
@@ -54,7 +62,7 @@ export async function runServe(files: string[], options: ServeOptions) {
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const profiles = options.profile ?? [];
-  if (files.length === 0 && profiles.length === 0) {
+  if (files.length === 0 && profiles.length === 0 && options.sources === undefined) {
     process.stderr.write('quarry: no archive given; serving the demo archive (generated on first run)\n');
     const { ensureDemoArchive } = await import('../generate/index.js');
     const display = (await import('./progress.js')).progressDisplay('generating the demo archive', 'nodes');
@@ -68,6 +76,11 @@ export async function runServe(files: string[], options: ServeOptions) {
     { [SOURCES]: JSON.stringify(files) },
     {
       shutdownMs: (options.shutdownTimeout ?? 10) * 1000,
+      hangUp:
+        options.sources !== undefined ||
+        files.some(
+          (f) => existsSync(f) && statSync(f).isDirectory() && !existsSync(join(f, 'database.sqlite')),
+        ),
     },
   );
   announce(names, options, port, processes);

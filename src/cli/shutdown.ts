@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { StorageBackend } from '../storage/types.js';
+/** What is closed once the requests under way have finished: the storages, or the catalog that holds them. */
+type Closable = { close(): Promise<void> };
 
 /** How often connections without a request under way are closed while draining. */
 const REAP_MS = 50;
@@ -30,7 +31,7 @@ const idle = (socket: Socket) => !(socket as { _httpMessage?: unknown })._httpMe
 
 export async function shutDown(
   app: FastifyInstance,
-  backends: StorageBackend[],
+  backends: Closable[],
   timeoutMs: number,
   connections?: Set<Socket>,
 ) {
@@ -52,7 +53,7 @@ export async function shutDown(
 }
 
 /** Shut down on the first SIGTERM or SIGINT (both may come: Ctrl-C reaches a supervisor and its processes). */
-export function shutDownOnSignals(app: FastifyInstance, backends: StorageBackend[], timeoutMs: number) {
+export function shutDownOnSignals(app: FastifyInstance, backends: Closable[], timeoutMs: number) {
   const connections = trackConnections(app.server);
   let stopping = false;
   const stop = () => {

@@ -10,7 +10,10 @@ import { clientError, frameworkError, refuseConnect } from './early-errors.js';
 import { listEndpoints } from './endpoints.js';
 import { errorAnswer, logFailure } from './failures.js';
 import { registerMethods } from './methods.js';
+import { sourceRewriter } from './mount.js';
 import { originProblem } from './origin.js';
+import { registerSourceLeases } from './request.js';
+import { registerSourceIndex } from './routes/sources.js';
 import { registerCollections } from './routes/collections.js';
 import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
@@ -63,6 +66,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // close), not refused with Fastify's own 503: the drain is bounded (src/cli/shutdown.ts).
     return503OnClosing: false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // `/<name>/api/v4/...` is routed as `/api/v4/...` of the source <name> (src/http/mount.ts).
+    rewriteUrl: sourceRewriter(ctx.catalog, ctx.reserved),
     routerOptions: {
       ignoreTrailingSlash: true,
       // Query strings are ours to parse (the v4 language), not Fastify's.
@@ -109,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else reply.code(400).send({ message: problem });
   });
 
+  registerSourceLeases(app, ctx);
   registerRequestLog(app, ctx, log);
   await registerMetrics(app, ctx, options.metrics ?? false);
   registerHealth(app, ctx);
@@ -117,6 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerCaching(app, ctx, { maxAgeSeconds: options.cacheMaxAge ?? 300, vary: options.compression ?? true });
   retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
+  registerSourceIndex(app, ctx);
   registerCollections(app, ctx);
   registerNodeItems(app, ctx);
   registerNodeStats(app, ctx);

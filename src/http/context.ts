@@ -1,11 +1,18 @@
 /** What every route handler shares: the data being served and the server's settings. */
 import { DEFAULT_LIMITS, type QueryLimits } from '../query/index.js';
+import { SourceCatalog } from '../sources/catalog.js';
+import { reservedNames } from '../sources/names.js';
 import type { StorageBackend } from '../storage/types.js';
 import { parsePublicUrl, type OriginOptions } from './origin.js';
 
 export interface AppOptions {
-  /** The storages served; the first is the default, the others are chosen with `?profile=NAME`. */
-  backends: StorageBackend[];
+  /**
+   * Storages already open, served as they are; the first is the default, the others are chosen with
+   * `?profile=NAME` or by path (`/<name>/api/v4/`). Given with `catalog`, they are added to it, pinned.
+   */
+  backends?: StorageBackend[];
+  /** The sources served, opened on demand (src/sources/); the first answers at the plain prefix. */
+  catalog?: SourceCatalog;
   /** URL prefix of the API (default `/api/v4`). */
   prefix?: string;
   /** Whether POST /querybuilder/ is offered (default true). */
@@ -56,7 +63,12 @@ export interface ServerTimeouts {
 }
 
 export interface AppContext {
-  backends: StorageBackend[];
+  /** Every source served, open or not. */
+  catalog: SourceCatalog;
+  /** The storages open now (health, metrics); a source outside it is opened by its first request. */
+  readonly backends: StorageBackend[];
+  /** First path segments that are the server's own routes, never a source's name. */
+  reserved: ReadonlySet<string>;
   prefix: string;
   posting: boolean;
   limitDefault: number;
@@ -68,10 +80,17 @@ export interface AppContext {
 }
 
 export function contextFrom(options: AppOptions): AppContext {
-  if (options.backends.length === 0) throw new Error('buildApp needs at least one storage backend');
+  const catalog = options.catalog ?? SourceCatalog.of(options.backends ?? []);
+  if (options.catalog !== undefined) for (const backend of options.backends ?? []) catalog.pin(backend);
+  if (catalog.size === 0 && !catalog.dynamic) throw new Error('buildApp needs at least one storage backend');
+  const prefix = (options.prefix ?? '/api/v4').replace(/\/+$/, '');
   return {
-    backends: options.backends,
-    prefix: (options.prefix ?? '/api/v4').replace(/\/+$/, ''),
+    catalog,
+    get backends() {
+      return catalog.openBackends();
+    },
+    reserved: reservedNames(prefix),
+    prefix,
     posting: options.posting ?? true,
     limitDefault: options.limitDefault ?? 400,
     perpageDefault: options.perpageDefault ?? 20,

@@ -72,7 +72,8 @@ export function logFailure(request: FastifyRequest, status: number | undefined, 
     msg: status === undefined ? 'answer cut short' : 'request failed',
     reqId: request.id,
     method: request.method,
-    url: request.raw.url,
+    // As asked: a source's path (/<name>/...) is routed without its name (mount.ts).
+    url: (request.raw as { originalUrl?: string }).originalUrl ?? request.raw.url,
     ...(status === undefined ? {} : { status }),
     err: described(error, 0),
   };

@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import { mountOf } from './mount.js';
 
 /** What decides the base URL of answers; built once from the options. */
 export interface OriginOptions {
@@ -79,9 +80,13 @@ export function originProblem(request: FastifyRequest, options: OriginOptions): 
   return undefined;
 }
 
-/** `scheme://host[:port][/path]` of this request's answers, without a trailing slash; the headers were checked. */
+/**
+ * `scheme://host[:port][/path]` of this request's answers, without a trailing slash; the headers were checked.
+ * A request to a source by its path (`/<name>/api/v4/...`) has `/<name>` at the end (src/http/mount.ts).
+ */
 export function baseUrl(request: FastifyRequest, options: OriginOptions): string {
-  if (options.publicBase !== undefined) return options.publicBase;
+  const mount = mountOf(request.raw)?.prefix ?? '';
+  if (options.publicBase !== undefined) return `${options.publicBase}${mount}`;
   const headers = request.raw.headers;
   let scheme = request.protocol;
   let host = headers.host;
@@ -91,7 +96,7 @@ export function baseUrl(request: FastifyRequest, options: OriginOptions): string
     const forwarded = header(headers, 'x-forwarded-host');
     if (forwarded !== undefined) host = lastEntry(forwarded);
   }
-  return `${scheme}://${host ?? socketHost(request)}`;
+  return `${scheme}://${host ?? socketHost(request)}${mount}`;
 }
 
 function socketHost(request: FastifyRequest): string {

@@ -1,5 +1,6 @@
 /** Per-request parsing shared by the routes: URL pieces, query string, and the storage it addresses. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Lease } from '../sources/catalog.js';
 import { parseQueryString } from '../querystring/index.js';
 import type { ParsedQueryString } from '../querystring/types.js';
 import { HttpError } from '../rest/errors.js';
@@ -9,6 +10,7 @@ import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
 import { clientOf } from './client.js';
 import type { AppContext } from './context.js';
+import { mountOf, removedSourceOf } from './mount.js';
 import { requestUrl, type RequestUrl } from './url.js';
 
 export interface ParsedRequest {
@@ -29,7 +31,7 @@ export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = f
     heavy,
     client: clientOf(request, ctx.origin.trustProxy),
   };
-  return { url, qs, backend: budgeted(selectBackend(ctx, qs.profile), budget) };
+  return { url, qs, backend: budgeted(selectBackend(ctx, request, qs.profile), budget) };
 }
 
 const prepared = new WeakMap<FastifyRequest, QueryBudget>();
@@ -87,20 +89,115 @@ export function parsedQuery(raw: string): ParsedQueryString {
   return queries.get(raw) ?? queries.set(raw, deepFreeze(parseQueryString(raw)));
 }
 
-/** `?profile=NAME` picks one of the served storages; without it, the first one answers. */
-export function selectBackend(ctx: AppContext, profile: unknown): StorageBackend {
-  const first = ctx.backends[0] as StorageBackend;
-  if (profile === undefined) return first;
-  const found = ctx.backends.find((b) => b.name === String(profile));
-  if (!found) {
-    const names = ctx.backends.map((b) => b.name).join(', ');
-    // The reference answers a refused profile with X-Total-Count: 0, like an empty result.
+const leases = new WeakMap<FastifyRequest, Lease>();
+
+/**
+ * The storage a request addresses: the source its path names (`/<name>/...`), else the one `?profile=NAME`
+ * names, else the first source. Every route (the v4 API, OPTIMADE, the explorer's) gets its data from here.
+ * The source was opened for the request before its handler ran (registerSourceLeases) and stays open until
+ * its answer is sent.
+ */
+export function requestSource(ctx: AppContext, request: FastifyRequest): StorageBackend {
+  return selectBackend(ctx, request, profileOf(request));
+}
+
+/** The name of the source a request addresses (for logs and metrics), or undefined when it names none. */
+export function requestSourceName(ctx: AppContext, request: FastifyRequest): string | undefined {
+  return mountOf(request.raw)?.name ?? leases.get(request)?.name;
+}
+
+/** `?profile=NAME` at the plain prefix; a path's source wins over it. */
+export function selectBackend(ctx: AppContext, request: FastifyRequest, profile: unknown): StorageBackend {
+  const lease = leases.get(request);
+  const mount = mountOf(request.raw);
+  if (lease !== undefined && (profile === undefined || lease.name === String(profile))) return lease.backend;
+  if (mount !== undefined && profile !== undefined && ctx.catalog.has(String(profile))) {
     throw new HttpError(
       400,
-      `unknown profile ${JSON.stringify(String(profile))}; this server serves: ${names}`,
-      {},
-      { 'X-Total-Count': '0', 'Access-Control-Expose-Headers': 'X-Total-Count' },
+      `this path serves the source "${mount.name}" and ?profile= names "${String(profile)}"; ask /${String(profile)}${ctx.prefix}/... or leave ?profile= out`,
     );
   }
-  return found;
+  const name = profile === undefined ? ctx.catalog.first : String(profile);
+  const open = ctx.backends.find((b) => b.name === name);
+  if (open !== undefined) return open;
+  if (mount === undefined && (profile === undefined || ctx.catalog.has(name as string))) {
+    // A route that was not expected to read a source (registerSourceLeases) asked for one that is closed.
+    throw Object.assign(new Error(`the source "${name ?? ''}" is not open; ask again`), {
+      status: 503,
+      retryAfter: 1,
+    });
+  }
+  const names = ctx.catalog.names().join(', ');
+  // The reference answers a refused profile with X-Total-Count: 0, like an empty result.
+  throw new HttpError(
+    400,
+    `unknown profile ${JSON.stringify(String(profile))}; this server serves: ${names}`,
+    {},
+    { 'X-Total-Count': '0', 'Access-Control-Expose-Headers': 'X-Total-Count' },
+  );
+}
+
+/** `profile` of the query string, without parsing the rest (a bad query string is the handler's to refuse). */
+function profileOf(request: FastifyRequest): string | undefined {
+  const raw = request.raw.url ?? '';
+  const q = raw.indexOf('?');
+  if (q === -1 || !raw.includes('profile=', q)) return undefined;
+  try {
+    const profile = parsedQuery(raw.slice(q + 1)).profile;
+    return profile === undefined ? undefined : String(profile);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Routes of the server itself, which read no source. */
+const OWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/sources', '/assets', '/docs'];
+
+/**
+ * Before any other hook: a request to a removed source is answered 404 naming it; one whose route reads a
+ * source (the API, OPTIMADE) takes a lease on it, opening it if it is closed (the first request to a source
+ * waits for that), and gives the lease back once its answer is sent or its connection is gone.
+ */
+export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
+  const readsSource = (route: string | undefined): boolean =>
+    route !== undefined &&
+    !OWN_ROUTES.some((own) => route.startsWith(own)) &&
+    (route.startsWith(ctx.prefix) || route.startsWith('/optimade'));
+  app.addHook('onRequest', (request, reply, done) => {
+    const removed = removedSourceOf(request.raw);
+    if (removed !== undefined) {
+      reply.code(404).send({
+        message: `the source "${removed}" is no longer served (it was removed); GET /sources/ lists the sources served`,
+      });
+      return;
+    }
+    if (!readsSource(request.routeOptions.url)) return done();
+    const name = mountOf(request.raw)?.name ?? profileOf(request) ?? ctx.catalog.first;
+    if (name === undefined) {
+      reply.code(404).send({ message: 'no source is served yet; GET /sources/ lists the sources served' });
+      return;
+    }
+    const hold = (lease: Lease | undefined) => {
+      if (lease === undefined) return;
+      leases.set(request, lease);
+      reply.raw.once('close', lease.release);
+    };
+    const ready = ctx.catalog.tryAcquire(name);
+    if (ready !== undefined || !ctx.catalog.has(name)) {
+      hold(ready);
+      return done();
+    }
+    ctx.catalog.acquire(name).then(
+      (lease) => {
+        hold(lease);
+        done();
+      },
+      (error: Error) => done(error),
+    );
+  });
+  // An answer sent without the response's 'close' (an injected request in tests) still gives its lease back.
+  app.addHook('onResponse', (request, _reply, done) => {
+    leases.get(request)?.release();
+    done();
+  });
 }

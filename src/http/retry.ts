@@ -10,7 +10,7 @@ import { markUntaggable, startDeadline } from './request.js';
 
 export function retryOnServerLoss(app: FastifyInstance, ctx: AppContext) {
   // Only PostgreSQL sources have several servers; the others pay nothing for this.
-  if (!ctx.backends.some((b) => b.kind === 'postgres-profile')) return;
+  if (!ctx.catalog.dynamic && !ctx.catalog.list().some((s) => s.kind === 'postgres-profile')) return;
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = async function (request, reply) {

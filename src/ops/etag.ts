@@ -138,7 +138,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     if (!ofApi(request.routeOptions.url)) return done();
     let backend: StorageBackend;
     try {
-      backend = selectBackend(ctx, parsedQuery(rawQuery(request)).profile);
+      backend = selectBackend(ctx, request, parsedQuery(rawQuery(request)).profile);
     } catch {
       // A query string or profile the handler refuses: its 400 gets no tag.
       return done();

@@ -32,13 +32,22 @@ export interface MetricSet {
   registry: Registry;
   /** One answered request (its duration in milliseconds). */
   request(kind: EndpointKind, status: number, ms: number): void;
+  /** One answered request that read a source (by name), for the per-source counts. */
+  sourceRequest(name: string): void;
   /** A conditional request: answered 304 (`hit`) or in full. */
   conditional(hit: boolean): void;
   /** Stop watching the storages' queries (the app closes). */
   close(): void;
 }
 
-export function metricSet(backends: readonly StorageBackend[]): MetricSet {
+/** `openNow`: the storages open at the time of a scrape (sources open and close while serving). */
+/** Sources named in the per-source request counts; the others are counted together. */
+const SOURCE_LABELS = 100;
+
+export function metricSet(
+  openNow: () => readonly StorageBackend[],
+  catalogState?: () => { known: number; open: number },
+): MetricSet {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -112,7 +121,24 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
       this.set(1);
     },
   });
-  storageGauges(registry, backends);
+  storageGauges(registry, openNow);
+  const sources = new Counter({
+    name: 'quarry_source_requests_total',
+    help: `Requests that read a source, by source: the first ${SOURCE_LABELS} sources asked for are named, the others counted as "(other)"`,
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  const labelled = new Set<string>();
+  new Gauge({
+    name: 'quarry_sources',
+    help: 'Sources known to the serving process, and those of them open now',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: 'known' }, catalogState?.().known ?? 0);
+      this.set({ state: 'open' }, catalogState?.().open ?? openNow().length);
+    },
+  });
 
   const statements = queryTime.of();
   const undo = observeQueries((ms, error) => {
@@ -133,6 +159,14 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
 
   return {
     registry,
+    sourceRequest(name) {
+      // Bounded cardinality whatever the number of sources: a scrape stays small with 10,000 of them.
+      if (!labelled.has(name)) {
+        if (labelled.size >= SOURCE_LABELS) name = '(other)';
+        else labelled.add(name);
+      }
+      sources.inc({ source: name });
+    },
     request(kind, status, ms) {
       const s = seriesOf(kind);
       s.byStatus[status] = (s.byStatus[status] ?? 0) + 1;
@@ -146,7 +180,7 @@ export function metricSet(backends: readonly StorageBackend[]): MetricSet {
 }
 
 /** Pools, queues and readiness of the storages, read when scraped. */
-function storageGauges(registry: Registry, backends: readonly StorageBackend[]) {
+function storageGauges(registry: Registry, openNow: () => readonly StorageBackend[]) {
   new Gauge({
     name: 'quarry_queries_running',
     help: 'Queries running on a connection (SQLite query processes), per source',
@@ -154,7 +188,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of backends) {
+      for (const b of openNow()) {
         const state = admissionState(b);
         if (state) this.set({ source: b.name }, state.running);
       }
@@ -167,7 +201,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of backends) {
+      for (const b of openNow()) {
         const state = admissionState(b);
         if (!state) continue;
         this.set({ source: b.name, lane: 'ordinary' }, state.waiting);
@@ -177,16 +211,20 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
   });
   // One look at the storages' health serves the three gauges of a scrape: prom-client starts their collect()
   // in one synchronous pass, so the look is kept until the next turn of the event loop, not for a time.
-  let seen: Promise<SourceHealth[]> | undefined;
+  let seen: Promise<{ backends: readonly StorageBackend[]; states: SourceHealth[] }> | undefined;
   const healthNow = () => {
     if (seen === undefined) {
-      seen = Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS)));
+      const backends = openNow();
+      seen = Promise.all(backends.map((b) => sourceHealth(b, HEALTH_MS))).then((states) => ({
+        backends,
+        states,
+      }));
       setImmediate(() => (seen = undefined));
     }
     return seen;
   };
   const eachServer = async (set: (labels: ServerLabels, s: ServerState) => void) => {
-    const states = await healthNow();
+    const { backends, states } = await healthNow();
     backends.forEach((b, i) => {
       for (const s of states[i]!.servers ?? []) set({ source: b.name, server: s.server, role: s.role }, s);
     });
@@ -223,7 +261,7 @@ function storageGauges(registry: Registry, backends: readonly StorageBackend[]) 
     registers: [registry],
     aggregator: 'min',
     async collect() {
-      const states = await healthNow();
+      const { backends, states } = await healthNow();
       this.reset();
       backends.forEach((b, i) => this.set({ source: b.name, kind: b.kind }, states[i]!.ready ? 1 : 0));
     },

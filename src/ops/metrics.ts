@@ -7,6 +7,7 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { requestSourceName } from '../http/request.js';
 import { isMetricsMessage, type MetricsMessage } from './cluster-metrics.js';
 import { endpointKinds } from './endpoint-kind.js';
 import type { MetricSet } from './metric-set.js';
@@ -34,12 +35,17 @@ export async function registerMetrics(app: FastifyInstance, ctx: AppContext, ena
     return;
   }
   const { metricSet } = await import('./metric-set.js');
-  const set = metricSet(ctx.backends);
+  const set = metricSet(
+    () => ctx.backends,
+    () => ({ known: ctx.catalog.size, open: ctx.catalog.openSources }),
+  );
   current = set;
   const kindOf = endpointKinds(ctx.prefix);
   // A callback hook: no promise per request. routeOptions.url is the route's pattern (one string per route).
   app.addHook('onResponse', (request, reply, done) => {
     set.request(kindOf(request.routeOptions.url), reply.statusCode, reply.elapsedTime);
+    const source = requestSourceName(ctx, request);
+    if (source !== undefined) set.sourceRequest(source);
     done();
   });
   const ask = cluster.isWorker && process.send ? clusterAsker(set) : undefined;

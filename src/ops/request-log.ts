@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import pinoPretty from 'pino-pretty';
 import type { AppContext } from '../http/context.js';
+import { requestSourceName } from '../http/request.js';
 import { endpointKinds } from './endpoint-kind.js';
 
 export type LogFormat = 'json' | 'pretty';
@@ -83,14 +84,15 @@ function loggerOptions(options: RequestLogOptions) {
 export function registerRequestLog(app: FastifyInstance, ctx: AppContext, options: RequestLogOptions) {
   if (!options.log) return;
   const kindOf = endpointKinds(ctx.prefix);
-  const defaultProfile = ctx.backends[0]!.name;
+
   const sentBefore = new WeakMap<object, number>();
   app.addHook('onRequest', (request, _reply, done) => {
     sentBefore.set(request, request.raw.socket?.bytesWritten ?? 0);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const url = request.raw.url ?? '';
+    // The URL as asked: a source's path (`/<name>/api/v4/...`) is routed without its name (src/http/mount.ts).
+    const url = (request.raw as { originalUrl?: string }).originalUrl ?? request.raw.url ?? '';
     request.log.info(
       {
         method: request.method,
@@ -99,7 +101,7 @@ export function registerRequestLog(app: FastifyInstance, ctx: AppContext, option
         status: reply.statusCode,
         bytes: bytesOf(reply, sentBefore.get(request) ?? 0),
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        profile: profileOf(url, defaultProfile),
+        profile: requestSourceName(ctx, request) ?? profileOf(url, ctx.catalog.first ?? '-'),
       },
       'request',
     );

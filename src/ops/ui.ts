@@ -66,7 +66,7 @@ export function registerUi(app: FastifyInstance, ctx: AppContext, dir = webDir()
   // Where a proxy publishes the server (--public-url's path): the app's links and asset URLs start there.
   const root =
     ctx.origin.publicBase === undefined ? '' : new URL(ctx.origin.publicBase).pathname.replace(/\/$/, '');
-  const config = scriptJson({ api: `${root}${ctx.prefix}`, root, sources: ctx.backends.map((b) => b.name) });
+  const config = scriptJson({ api: `${root}${ctx.prefix}`, root, sources: sourceNames(ctx) });
 
   // The page, read again only when the build changed it (one stat per page load, none per API request).
   let page: { mtimeMs: number; html: string } | undefined;
@@ -121,4 +121,12 @@ export function registerUi(app: FastifyInstance, ctx: AppContext, dir = webDir()
       maxAge: '365d',
     });
   }
+}
+
+/**
+ * The sources the explorer may switch between with `?profile=`: those given at start. A portal's change while
+ * it runs and may be thousands; the explorer lists them from `GET /sources/` instead.
+ */
+function sourceNames(ctx: AppContext): string[] {
+  return ctx.catalog.dynamic ? [] : ctx.catalog.names();
 }

@@ -182,6 +182,7 @@ export async function openSqliteDos(
       timeoutMs: options.queryTimeoutMs,
       maxWaiting: options.maxWaiting,
       memoryMb: options.queryMemoryMb,
+      shared: options.sharedProcesses,
     });
   } catch (error) {
     await repository.close();

@@ -11,6 +11,7 @@ import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
 import { KEEP_MS, KeptRows } from './kept-rows.js';
 import { QueryProcess } from './query-process.js';
+import type { SharedQueryProcesses } from './shared-query-processes.js';
 import {
   QueryStoppedError,
   QueryTimeoutError,
@@ -38,6 +39,11 @@ export interface PoolOptions {
   maxWaiting?: number;
   /** Most memory one query's process may hold, in MB (default 1024); past it the query is stopped. */
   memoryMb?: number;
+  /**
+   * Run the statements on these processes, shared with other sources, instead of processes of the pool's own
+   * (a portal's many archives: src/storage/shared-query-processes.ts). `size` is then theirs.
+   */
+  shared?: SharedQueryProcesses;
 }
 
 /**
@@ -74,6 +80,7 @@ export class SqlitePool implements Database {
   private readonly timeoutMs: number;
   private readonly unchanging: boolean;
   private readonly memoryMb: number;
+  private readonly shared?: SharedQueryProcesses;
   /** The connection quick statements run on, in this thread. */
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
@@ -93,7 +100,8 @@ export class SqlitePool implements Database {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.unchanging = options.unchanging ?? false;
     this.memoryMb = options.memoryMb ?? 1024;
-    const size = Math.max(1, options.size ?? 2);
+    this.shared = options.shared;
+    const size = Math.max(1, options.shared?.size ?? options.size ?? 2);
     this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
     for (let i = 0; i < size; i++) this.slots.push({ busy: false });
   }
@@ -179,10 +187,12 @@ export class SqlitePool implements Database {
     const cost = this.costs.estimate(name, posted);
     const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
     const task: Task = { statement, arrays, ticket, deadline, name, measuredAs };
+    // A portal's sources share the serving process's query processes; a source served alone has its own.
+    const dispatch = this.shared === undefined ? this.dispatch : this.dispatchShared;
     const admitted = () =>
       this.admission.tryEnter(ticket)
-        ? this.dispatch(task)
-        : this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => this.dispatch(task));
+        ? dispatch.call(this, task)
+        : this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => dispatch.call(this, task));
     if (measuredAs === undefined) return admitted();
     const keptAs = `${arrays ? 'a' : 'o'}${measuredAs}`;
     const kept = this.keptRows.get(keptAs);
@@ -259,6 +269,80 @@ export class SqlitePool implements Database {
     });
   }
 
+  /** Run an admitted task on a shared process (one of any source's), watching its time and memory. */
+  private async dispatchShared(task: Task): Promise<unknown[]> {
+    const shared = this.shared as SharedQueryProcesses;
+    let running;
+    try {
+      running = await shared.acquire(task.deadline, () => QueryTimeoutError.atLimit(this.timeoutMs));
+    } catch (error) {
+      this.admission.leave(task.ticket);
+      throw error;
+    }
+    if (this.closed) {
+      shared.release(running);
+      this.admission.leave(task.ticket);
+      throw new Error('the database is closed');
+    }
+    const worker = running;
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = () => {
+        done = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        this.running.delete(stop);
+        this.admission.leave(task.ticket);
+      };
+      const started = performance.now();
+      const measured = () => this.costs.record(task.name, performance.now() - started, task.ticket.heavy);
+      const stop = (error: Error) => {
+        if (done) return;
+        if (!this.closed) measured();
+        shared.discard(worker);
+        finish();
+        reject(error);
+      };
+      this.running.add(stop);
+      const timer = setTimeout(
+        () => stop(QueryTimeoutError.atLimit(this.timeoutMs)),
+        Math.max(0, task.deadline - Date.now()),
+      );
+      const limit = this.memoryMb * 1024 * 1024;
+      const watch = setInterval(() => {
+        if ((worker.residentBytes() ?? 0) > limit) {
+          stop(
+            new QueryStoppedError(
+              `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
+            ),
+          );
+        }
+      }, MEMORY_CHECK_MS);
+      const { sql, params } = task.statement;
+      worker.run(this.file, this.unchanging, sql, params, task.arrays, (answer) => {
+        if (done) return;
+        finish();
+        shared.release(worker);
+        measured();
+        if (answer.error !== undefined) {
+          return reject(
+            answer.died
+              ? new QueryStoppedError(
+                  `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
+                )
+              : new Error(answer.error),
+          );
+        }
+        if (task.measuredAs !== undefined && answer.ms !== undefined)
+          this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
+        resolve(answer.rows ?? []);
+      });
+    });
+  }
+
+  /** Queries of this pool running on shared processes: stopped when the pool closes. */
+  private readonly running = new Set<(error: Error) => void>();
+
   /** A short name for a statement's SQL: keys made of the whole text (kilobytes) were copied and hashed. */
   private sqlName(sql: string): string {
     let name = this.sqlNames.get(sql);
@@ -299,6 +383,8 @@ export class SqlitePool implements Database {
     this.admission.drain(new Error('the database is closed'));
     this.inline?.close();
     for (const slot of this.slots) slot.abort?.(new Error('the database is closed'));
+    for (const stop of [...this.running]) stop(new Error('the database is closed'));
+    this.shared?.forget(this.file);
     await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
 }

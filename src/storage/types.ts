@@ -3,6 +3,7 @@
  * Asynchronous throughout so that heavy queries can later move off the event loop.
  */
 import type { Readable } from 'node:stream';
+import type { SharedQueryProcesses } from './shared-query-processes.js';
 import type { SummaryFiles } from './summary-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -125,6 +126,8 @@ export interface QuerySettings {
   maxWaiting?: number;
   /** Most memory one SQLite query may use, in MB (default 1024). */
   queryMemoryMb?: number;
+  /** Query processes shared by every SQLite source of the serving process, instead of each source's own. */
+  sharedProcesses?: SharedQueryProcesses;
 }
 
 /** Raised when a storage cannot be opened; its message is one line that says what to do. */

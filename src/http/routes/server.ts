@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { listEndpoints } from '../endpoints.js';
 import { infoEnvelope, listHeaders } from '../envelope.js';
+import { requestSource } from '../request.js';
 import { requestUrl } from '../url.js';
 
 /** The API version the reference reports: 4.1.0. */
@@ -18,14 +19,14 @@ export function registerServer(app: FastifyInstance, ctx: AppContext) {
   app.get(ctx.prefix === '' ? '/' : ctx.prefix, endpoints);
   app.get(`${ctx.prefix}/server/endpoints`, endpoints);
   app.get(`${ctx.prefix}/server`, async (request, reply) => {
-    const backend = ctx.backends[0];
+    const backend = requestSource(ctx, request);
     return reply.headers(listHeaders(1)).send(
       infoEnvelope(requestUrl(request, ctx.origin), {
         API_major_version: API_VERSION[0],
         API_minor_version: API_VERSION[1],
         API_prefix: ctx.prefix,
         API_revision_version: API_VERSION[2],
-        AiiDA_version: backend?.aiidaVersion ?? 'unknown',
+        AiiDA_version: backend.aiidaVersion,
       }),
     );
   });

@@ -35,6 +35,11 @@ export interface OpenArchiveOptions extends QuerySettings {
   cacheDir?: string;
   /** Told how far a first extraction of the database has come (src/storage/archive/extract.ts says the steps). */
   onExtractProgress?: ProgressCallback;
+  /**
+   * How long to wait while another process extracts the same archive into the same cache folder before the
+   * open fails with a 503 that says when to come back (default: as long as it takes).
+   */
+  extractWaitMs?: number;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
@@ -51,6 +56,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       zip,
       options.cacheDir ?? defaultCacheDir(),
       options.onExtractProgress,
+      options.extractWaitMs,
     );
     try {
       db = await SqlitePool.open(dbFile, {
@@ -58,6 +64,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         timeoutMs: options.queryTimeoutMs,
         maxWaiting: options.maxWaiting,
         memoryMb: options.queryMemoryMb,
+        shared: options.sharedProcesses,
         unchanging: true,
       });
     } catch (error) {

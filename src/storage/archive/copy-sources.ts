@@ -38,10 +38,17 @@ export async function noteSource(copy: string, source: string): Promise<void> {
 /**
  * With `current` serving the archive at `source`: the other copies in `dir` no longer serve that file, and
  * those left serving none are removed unless still open. A copy left behind costs disk space, nothing else.
+ * Only copies whose name starts with `label` (the archive's file name, as copies are named) are read: a
+ * portal's cache holds thousands of copies, and reading every list at every open made opening grow with them.
  */
-export async function dropSupersededCopies(dir: string, current: string, source: string): Promise<void> {
+export async function dropSupersededCopies(
+  dir: string,
+  current: string,
+  source: string,
+  label = '',
+): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names.filter((n) => n.endsWith(`.sqlite3${SOURCES}`))) {
+  for (const name of names.filter((n) => n.startsWith(label) && n.endsWith(`.sqlite3${SOURCES}`))) {
     const copy = join(dir, name.slice(0, -SOURCES.length));
     if (copy !== current) await dropSource(copy, source).catch(() => undefined);
   }

@@ -21,6 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ProgressCallback } from '../observe.js';
 import { StorageOpenError } from '../types.js';
 import { dropSupersededCopies, noteSource, sourcePath } from './copy-sources.js';
+import { ExtractionBusyError, lockExtraction } from './extract-lock.js';
 import { keepSummaries } from './kept-summaries.js';
 import { oneLine, type ZipArchive } from './zip.js';
 
@@ -60,6 +61,8 @@ export async function extractDatabase(
   zip: ZipArchive,
   cacheDir: string,
   onProgress?: ProgressCallback,
+  /** How long to wait while another process extracts the same archive (default: as long as it takes). */
+  waitMs = Number.POSITIVE_INFINITY,
 ): Promise<string> {
   const entry = zip.get(DB_ENTRY)!;
   const info = await stat(zip.file);
@@ -73,11 +76,11 @@ export async function extractDatabase(
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
-  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size, onProgress);
+  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size, onProgress, waitMs);
   // Also when the copy was there already: a copy still open when this one was made may be unused by now.
   const source = await sourcePath(zip.file);
   await noteSource(target, source);
-  await dropSupersededCopies(dir, target, source);
+  await dropSupersededCopies(dir, target, source, `${label}-`);
   return target;
 }
 
@@ -87,13 +90,45 @@ function extractOnce(
   target: string,
   size: number,
   onProgress: ProgressCallback | undefined,
+  waitMs: number,
 ): Promise<string> {
   let job = pending.get(target);
   if (!job) {
-    job = extractTo(zip, target, size, onProgress).finally(() => pending.delete(target));
+    job = extractLocked(zip, target, size, onProgress, waitMs).finally(() => pending.delete(target));
     pending.set(target, job);
   }
   return job;
+}
+
+/** Once across processes and instances sharing the cache folder (extract-lock.ts). */
+async function extractLocked(
+  zip: ZipArchive,
+  target: string,
+  size: number,
+  onProgress: ProgressCallback | undefined,
+  waitMs: number,
+): Promise<string> {
+  const dir = join(target, '..');
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw new StorageOpenError(
+      `cannot create the cache folder ${dir} (${oneLine((error as Error).message)}); choose another with --cache-dir or QUARRY_CACHE_DIR`,
+    );
+  }
+  let held;
+  try {
+    held = await lockExtraction(target, () => isComplete(target), waitMs);
+  } catch (error) {
+    if (error instanceof ExtractionBusyError) throw error;
+    throw new StorageOpenError(extractionProblem(zip.file, dir, error));
+  }
+  if (held === undefined) return target;
+  try {
+    return await extractTo(zip, target, size, onProgress);
+  } finally {
+    await held.release();
+  }
 }
 
 async function extractTo(

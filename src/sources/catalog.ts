@@ -1,0 +1,359 @@
+/**
+ * The catalog of what is served: every source's name and where it is, opened on its first request and closed
+ * again when others need the room (least recently used first, within a bound on open sources). A closed source
+ * costs its entry here and nothing else. Requests hold a lease on the source they use, so a source is never
+ * closed under a request, and a removed or replaced one is closed once its last request has finished.
+ */
+import type { StorageBackend } from '../storage/types.js';
+
+export type SourceKind = StorageBackend['kind'];
+
+/** What the catalog knows of a source without opening it. */
+export interface SourceSpec {
+  /** Its path segment (src/sources/names.ts). */
+  readonly name: string;
+  readonly kind: SourceKind;
+  /** Where it is, for messages and the index: a file, a folder, a profile name, a redacted URL. */
+  readonly origin: string;
+  /**
+   * What the source is now (a file's size and mtime, a settings text): a source whose version changes is
+   * replaced by a new entry, served anew.
+   */
+  readonly version: string;
+}
+
+/** Opens the storage a spec names; the CLI knows the settings (cache folder, time limits) it needs. */
+export type Opener<S extends SourceSpec = SourceSpec> = (spec: S) => Promise<StorageBackend>;
+
+export interface Lease {
+  readonly backend: StorageBackend;
+  readonly name: string;
+  /** The request is done with the source: it may be closed from now on. Once only; more calls do nothing. */
+  release(): void;
+}
+
+/** What the index says of one source. */
+export interface SourceInfo {
+  name: string;
+  kind: SourceKind;
+  origin: string;
+  open: boolean;
+  nodes: number | null;
+  aiidaVersion: string | null;
+}
+
+/** A source that cannot be opened: the request is answered 502 naming the source and what is wrong. */
+export class SourceOpenFailedError extends Error {
+  readonly status = 502;
+  override name = 'SourceOpenFailedError';
+}
+
+interface Entry {
+  spec: SourceSpec;
+  backend?: StorageBackend;
+  opening?: Promise<StorageBackend>;
+  /** Requests holding the source now. */
+  users: number;
+  lastUsed: number;
+  /** Opened by the caller and never closed by the catalog (sources named on the command line). */
+  pinned: boolean;
+  /** No longer in the catalog: closed once its last request has finished. */
+  retired: boolean;
+  nodes: number | null;
+  aiidaVersion: string | null;
+  /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
+  kind?: SourceKind;
+}
+
+export interface CatalogOptions {
+  /** Most sources open at once, pinned ones included (default 64); more are opened only while in use. */
+  maxOpen?: number;
+  /** Told when a source opens or closes, or fails to (logs, metrics). */
+  onEvent?: (event: CatalogEvent) => void;
+  /** Sources come and go while serving (a watched folder, a sources file): it may even be empty (default true). */
+  dynamic?: boolean;
+}
+
+export type CatalogEvent =
+  | { type: 'opened'; name: string; ms: number }
+  | { type: 'closed'; name: string }
+  | { type: 'failed'; name: string; error: Error };
+
+export class SourceCatalog<S extends SourceSpec = SourceSpec> {
+  private readonly entries = new Map<string, Entry>();
+  /** Names by lower case: lookups by path are case-sensitive, clashes are not. */
+  private readonly removed = new Map<string, number>();
+  private readonly maxOpen: number;
+  private openCount = 0;
+  private closed = false;
+  private clock = 0;
+  /** The source answering at the plain prefix. */
+  private firstName: string | undefined;
+  readonly dynamic: boolean;
+
+  constructor(
+    private readonly opener: Opener<S>,
+    private readonly options: CatalogOptions = {},
+  ) {
+    this.maxOpen = Math.max(1, options.maxOpen ?? 64);
+    this.dynamic = options.dynamic ?? true;
+  }
+
+  /** A catalog of storages already open (the command line's, the tests'): all pinned, first is the default. */
+  static of(backends: readonly StorageBackend[]): SourceCatalog {
+    const catalog = new SourceCatalog(
+      () => Promise.reject(new Error('every source of this catalog is open')),
+      {
+        maxOpen: Number.MAX_SAFE_INTEGER,
+        dynamic: false,
+      },
+    );
+    for (const backend of backends) catalog.pin(backend);
+    return catalog;
+  }
+
+  /** Add a storage opened by the caller; it stays open until the catalog closes. */
+  pin(backend: StorageBackend, origin = backend.name): void {
+    const spec = { name: backend.name, kind: backend.kind, origin, version: 'pinned' } as SourceSpec as S;
+    this.insert(spec, backend);
+  }
+
+  /** Add sources known by their specs, opened when first asked for. */
+  add(specs: readonly S[]): void {
+    for (const spec of specs) this.insert(spec);
+  }
+
+  private insert(spec: S, backend?: StorageBackend) {
+    if (this.entries.has(spec.name)) throw new Error(`the catalog has a source named "${spec.name}" already`);
+    this.entries.set(spec.name, {
+      spec,
+      backend,
+      users: 0,
+      lastUsed: 0,
+      pinned: backend !== undefined,
+      retired: false,
+      nodes: null,
+      aiidaVersion: backend?.aiidaVersion ?? null,
+    });
+    if (backend !== undefined) this.openCount += 1;
+    this.removed.delete(spec.name);
+    this.firstName ??= spec.name;
+  }
+
+  /**
+   * Make the catalog hold exactly `specs` (a folder scanned again, a sources file read again): new names are
+   * added, missing ones removed, those whose version changed replaced. Pinned sources are kept. Requests under
+   * way finish on what they hold. Returns what changed.
+   */
+  update(specs: readonly S[]): { added: string[]; removed: string[]; replaced: string[] } {
+    const wanted = new Map(specs.map((s) => [s.name, s]));
+    const changes = { added: [] as string[], removed: [] as string[], replaced: [] as string[] };
+    for (const [name, entry] of [...this.entries]) {
+      if (entry.pinned) continue;
+      const next = wanted.get(name);
+      if (next !== undefined && next.version === entry.spec.version) continue;
+      this.retire(name, entry);
+      if (next === undefined) {
+        changes.removed.push(name);
+        this.removed.set(name, Date.now());
+      } else changes.replaced.push(name);
+    }
+    for (const spec of specs) {
+      if (this.entries.has(spec.name)) continue;
+      if (!changes.replaced.includes(spec.name)) changes.added.push(spec.name);
+      this.insert(spec);
+    }
+    if (this.firstName !== undefined && !this.entries.has(this.firstName)) {
+      this.firstName = this.entries.keys().next().value;
+    }
+    return changes;
+  }
+
+  private retire(name: string, entry: Entry) {
+    this.entries.delete(name);
+    entry.retired = true;
+    if (entry.users === 0) void this.closeEntry(entry);
+  }
+
+  /** The names served, in catalog order (the first is the default). */
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get first(): string | undefined {
+    return this.firstName;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  spec(name: string): S | undefined {
+    return this.entries.get(name)?.spec as S | undefined;
+  }
+
+  /** Whether `name` was served and has been removed (its requests are told so, not a bare 404). */
+  wasRemoved(name: string): boolean {
+    return this.removed.has(name) && !this.entries.has(name);
+  }
+
+  /** The storages open now (for health and metrics). */
+  openBackends(): StorageBackend[] {
+    const open: StorageBackend[] = [];
+    for (const entry of this.entries.values()) if (entry.backend !== undefined) open.push(entry.backend);
+    return open;
+  }
+
+  get openSources(): number {
+    return this.openCount;
+  }
+
+  /** A lease on an open source at once, or undefined when it must be opened first (or is not served). */
+  tryAcquire(name: string): Lease | undefined {
+    const entry = this.entries.get(name);
+    if (entry?.backend === undefined) return undefined;
+    return this.lease(entry, entry.backend);
+  }
+
+  /** A lease on a source, opened if it is not; concurrent first requests share one opening. */
+  async acquire(name: string): Promise<Lease | undefined> {
+    const entry = this.entries.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.backend !== undefined) return this.lease(entry, entry.backend);
+    // Counted before the opening ends, so that the room made for it never closes what it opens.
+    entry.users += 1;
+    try {
+      const backend = await (entry.opening ??= this.openEntry(entry));
+      entry.users -= 1;
+      return this.lease(entry, backend);
+    } catch (error) {
+      entry.users -= 1;
+      throw error;
+    }
+  }
+
+  private async openEntry(entry: Entry): Promise<StorageBackend> {
+    if (this.closed) throw new SourceOpenFailedError('the server is stopping');
+    const started = performance.now();
+    try {
+      const backend = await this.opener(entry.spec as S);
+      entry.backend = backend;
+      entry.aiidaVersion = backend.aiidaVersion;
+      entry.kind = backend.kind;
+      this.openCount += 1;
+      this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
+      void this.countNodes(entry, backend);
+      this.makeRoom();
+      return backend;
+    } catch (error) {
+      const problem = error instanceof Error ? error : new Error(String(error));
+      this.options.onEvent?.({ type: 'failed', name: entry.spec.name, error: problem });
+      // Gone before the catalog noticed (a file removed between two looks at its folder).
+      // Or busy elsewhere (extracted by another process): the client is told when to come back.
+      const status = (problem as { status?: unknown }).status;
+      if (status === 404 || status === 503) throw problem;
+      throw new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
+    } finally {
+      entry.opening = undefined;
+    }
+  }
+
+  /** The index's node count: read once, from an archive only (its data never changes). */
+  private async countNodes(entry: Entry, backend: StorageBackend) {
+    if (entry.nodes !== null || backend.kind !== 'archive') return;
+    try {
+      const rows = await backend.db.values({
+        sql: 'SELECT count(*) FROM db_dbnode',
+        params: [],
+        pointLookup: true,
+      });
+      entry.nodes = Number(rows[0]?.[0] ?? 0);
+    } catch {
+      // The index says "unknown"; the source answers its requests all the same.
+    }
+  }
+
+  private lease(entry: Entry, backend: StorageBackend): Lease {
+    entry.users += 1;
+    entry.lastUsed = ++this.clock;
+    let released = false;
+    return {
+      backend,
+      name: entry.spec.name,
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.users -= 1;
+        entry.lastUsed = ++this.clock;
+        if (entry.users === 0 && entry.retired) void this.closeEntry(entry);
+        else this.makeRoom();
+      },
+    };
+  }
+
+  /** Close least recently used sources no request holds until no more than the bound are open. */
+  private makeRoom() {
+    if (this.openCount <= this.maxOpen) return;
+    const idle = [...this.entries.values()]
+      .filter((e) => e.backend !== undefined && e.users === 0 && !e.pinned)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const entry of idle) {
+      if (this.openCount <= this.maxOpen) break;
+      void this.closeEntry(entry);
+    }
+  }
+
+  private async closeEntry(entry: Entry) {
+    const backend = entry.backend;
+    if (backend === undefined) {
+      // Retired while it opens: closed once the opening ends.
+      if (entry.opening !== undefined && entry.retired) {
+        entry.opening.then(
+          () => {
+            if (entry.users === 0) void this.closeEntry(entry);
+          },
+          () => undefined,
+        );
+      }
+      return;
+    }
+    entry.backend = undefined;
+    this.openCount -= 1;
+    try {
+      await backend.close();
+    } finally {
+      this.options.onEvent?.({ type: 'closed', name: entry.spec.name });
+    }
+  }
+
+  /** What the index shows, in catalog order; `filter` keeps names containing it (without case). */
+  list(filter?: string): SourceInfo[] {
+    const needle = filter?.toLowerCase();
+    const out: SourceInfo[] = [];
+    for (const entry of this.entries.values()) {
+      if (needle !== undefined && !entry.spec.name.toLowerCase().includes(needle)) continue;
+      out.push({
+        name: entry.spec.name,
+        kind: entry.kind ?? entry.spec.kind,
+        origin: entry.spec.origin,
+        open: entry.backend !== undefined,
+        nodes: entry.nodes,
+        aiidaVersion: entry.aiidaVersion,
+      });
+    }
+    return out;
+  }
+
+  /** Close every source, pinned ones included; requests still holding one finish on it first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map((e) => (e.opening ?? Promise.resolve()).catch(() => undefined)));
+    await Promise.all(all.map((e) => this.closeEntry(e)));
+  }
+}

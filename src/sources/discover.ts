@@ -1,0 +1,59 @@
+/**
+ * Sources in folders: every `.aiida` file and every core.sqlite_dos folder (one with `database.sqlite`) below
+ * the folders given, at any depth. Reading names and sizes is all it does: nothing is opened.
+ */
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { nameFrom } from './names.js';
+import type { PortalSpec } from './spec.js';
+
+/** Folders below which nothing is served: version control, caches, AiiDA's own repository containers. */
+const SKIPPED = new Set(['.git', 'node_modules', 'container']);
+
+/** The sources below `folders`, sorted by path within each folder (so that names and order are stable). */
+export function scanFolders(folders: readonly string[]): PortalSpec[] {
+  const found: PortalSpec[] = [];
+  for (const folder of folders) walk(resolve(folder), found, 0);
+  return found;
+}
+
+const MAX_DEPTH = 32;
+
+function walk(folder: string, found: PortalSpec[], depth: number) {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    // A folder removed while it is read, or one that may not be read: it holds nothing to serve.
+    return;
+  }
+  if (entries.some((e) => e.name === 'database.sqlite' && !e.isDirectory())) {
+    const version = fileVersion(join(folder, 'database.sqlite'));
+    if (version !== undefined) {
+      found.push({ name: nameFrom(folder), kind: 'sqlite-profile', origin: folder, path: folder, version });
+    }
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || SKIPPED.has(entry.name)) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) {
+      if (depth < MAX_DEPTH) walk(path, found, depth + 1);
+    } else if (/\.aiida$/i.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
+      const version = fileVersion(path);
+      if (version !== undefined)
+        found.push({ name: nameFrom(path), kind: 'archive', origin: path, path, version });
+    }
+  }
+}
+
+/** Size and modification time: a file replaced in place (a new export under the same name) is served anew. */
+export function fileVersion(file: string): string | undefined {
+  try {
+    const s = statSync(file);
+    return s.isFile() ? `${s.size}:${s.mtimeMs}:${s.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}

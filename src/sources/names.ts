@@ -1,0 +1,94 @@
+/**
+ * Names of sources: the first segment of their path (`/<name>/api/v4/`). A name comes from the archive's file
+ * name or the profile's name, made URL-safe, and must neither repeat another's nor shadow a route of the server.
+ */
+import { basename } from 'node:path';
+
+/** First path segments the server answers itself: a source there could never be reached. */
+const ALWAYS_RESERVED = [
+  'api',
+  'assets',
+  'docs',
+  'healthz',
+  'readyz',
+  'metrics',
+  'sources',
+  'optimade',
+  // The explorer's own views (src/ops/ui.ts) at the plain root.
+  'nodes',
+  'groups',
+  'computers',
+  'users',
+  // The endpoint groups of the v4 API, which are at the root when --prefix is empty.
+  'calcjobs',
+  'processes',
+  'querybuilder',
+  'server',
+];
+
+/** The first segments that are not free for a source under `prefix` (its own first segment among them). */
+export function reservedNames(prefix: string): Set<string> {
+  const first = prefix.split('/').filter(Boolean)[0];
+  return new Set(first === undefined ? ALWAYS_RESERVED : [...ALWAYS_RESERVED, first.toLowerCase()]);
+}
+
+/** A URL path segment of unreserved characters only: nothing to escape, nothing a proxy rewrites. */
+const SAFE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/;
+
+/** Whether `name` can be a source's path segment as it is. */
+export function isUrlSafe(name: string): boolean {
+  return SAFE.test(name) && name !== '.' && name !== '..';
+}
+
+/**
+ * The name a file or profile is served under: its base name without `.aiida`, each run of characters a URL
+ * would have to escape replaced by `-` (so `MC3D v2 (2024).aiida` is served at `/MC3D-v2-2024/`).
+ */
+export function nameFrom(fileOrProfile: string): string {
+  const base = basename(fileOrProfile.replace(/[/\\]+$/, '')).replace(/\.aiida$/i, '');
+  const safe = base
+    .replace(/[^A-Za-z0-9._~-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .replace(/-+$/, '')
+    .slice(0, 100);
+  return safe === '' ? 'source' : safe;
+}
+
+/** Raised when names clash or shadow a route: a start-up error that names what to change. */
+export class SourceNameError extends Error {
+  override name = 'SourceNameError';
+}
+
+/** Why `name` cannot be a source's name, or undefined when it can. */
+export function nameProblem(name: string, reserved: ReadonlySet<string>): string | undefined {
+  if (!isUrlSafe(name)) {
+    return `the source name ${JSON.stringify(name)} is not URL-safe: use letters, digits, '.', '_', '~' and '-' (up to 100, starting with a letter or digit)`;
+  }
+  if (reserved.has(name.toLowerCase())) {
+    return `the source name "${name}" would shadow the server's own /${name}/ route; rename the file or give the source another name`;
+  }
+  return undefined;
+}
+
+/**
+ * Check a whole list of names with where each comes from: the first problem, naming both sources of a clash.
+ * Names are compared without case: `/MC3D/` and `/mc3d/` would confuse people and caches alike.
+ */
+export function checkNames(
+  sources: readonly { name: string; origin: string }[],
+  reserved: ReadonlySet<string>,
+): void {
+  const seen = new Map<string, string>();
+  for (const { name, origin } of sources) {
+    const problem = nameProblem(name, reserved);
+    if (problem !== undefined) throw new SourceNameError(`${origin}: ${problem}`);
+    const key = name.toLowerCase();
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new SourceNameError(
+        `two sources are named "${name}": ${other} and ${origin}; rename one of them (or name them in a --sources file)`,
+      );
+    }
+    seen.set(key, origin);
+  }
+}

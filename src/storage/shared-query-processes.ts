@@ -1,0 +1,285 @@
+/**
+ * Query processes shared by every SQLite source of a serving process (a portal's hundreds of archives): a
+ * fixed number of them, each keeping a few databases open (least recently used closed first), instead of
+ * processes of each source's own. What grows with the number of sources is then nothing but files on disk.
+ *
+ * A process runs one statement at a time, like a source's own (src/storage/query-process.ts says why a
+ * process); which of its queries may run when is still each source's admission's. A statement stopped at its
+ * time limit or memory bound ends its process, which is replaced; the others go on.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { ServerBusyError } from './types.js';
+
+/**
+ * The child's program. Each statement names its database file; the process opens it on first use with the
+ * settings of a source's own process and keeps at most `keep` of them open.
+ */
+const SOURCE = `
+const [driver, keepText] = process.argv.slice(1);
+const keep = Number(keepText);
+const { Worker } = require('node:worker_threads');
+new Worker('const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.kill(process.pid, "SIGKILL"); }, 500);', { eval: true }).unref();
+process.on('disconnect', () => process.exit(0));
+const Database = require(driver);
+const open = new Map();
+function database(file, unchanging) {
+  let entry = open.get(file);
+  if (entry) {
+    open.delete(file);
+    open.set(file, entry);
+    return entry;
+  }
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('query_only = ON');
+  db.pragma('case_sensitive_like = ON');
+  db.pragma('temp_store = MEMORY');
+  if (unchanging) db.pragma('locking_mode = EXCLUSIVE');
+  entry = { db, statements: new Map() };
+  open.set(file, entry);
+  while (open.size > keep) {
+    const [oldest, old] = open.entries().next().value;
+    open.delete(oldest);
+    try { old.db.close(); } catch {}
+  }
+  return entry;
+}
+process.on('message', (m) => {
+  if (m.forget !== undefined) {
+    const entry = open.get(m.forget);
+    open.delete(m.forget);
+    try { entry && entry.db.close(); } catch {}
+    return;
+  }
+  try {
+    const entry = database(m.file, m.unchanging);
+    let statement = entry.statements.get(m.sql);
+    if (!statement) {
+      statement = entry.db.prepare(m.sql);
+      if (entry.statements.size > 200) entry.statements.clear();
+      entry.statements.set(m.sql, statement);
+    }
+    const start = performance.now();
+    const rows = statement.raw(m.arrays).all(...m.params);
+    process.send({ rows, ms: performance.now() - start });
+  } catch (error) {
+    process.send({ error: String(error && error.message ? error.message : error) });
+  }
+});
+process.send({ ready: true });
+`;
+
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
+const PAGE_BYTES = 4096;
+
+export interface SharedAnswer {
+  rows?: unknown[];
+  ms?: number;
+  error?: string;
+  died?: boolean;
+}
+
+/** One shared query process. */
+export class SharedQueryProcess {
+  private readonly child: ChildProcess;
+  private pending?: (answer: SharedAnswer) => void;
+  private ended = false;
+  private readonly exited: Promise<void>;
+
+  constructor(keep: number, heapMb: number, onExit: () => void) {
+    this.child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=1', '-e', SOURCE, DRIVER, String(keep)],
+      { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' },
+    );
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.child.on('message', (m: SharedAnswer & { ready?: boolean }) => {
+      if (m.ready) return;
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.(m);
+    });
+    this.child.on('error', () => undefined);
+    this.child.on('exit', (code, signal) => {
+      if (this.ended) return;
+      this.ended = true;
+      this.pending?.({ error: `the query process ended (${signal ?? `exit code ${code}`})`, died: true });
+      this.pending = undefined;
+      onExit();
+    });
+    this.idle();
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  run(
+    file: string,
+    unchanging: boolean,
+    sql: string,
+    params: unknown[],
+    arrays: boolean,
+    done: (answer: SharedAnswer) => void,
+  ) {
+    this.pending = done;
+    this.child.ref();
+    (this.child.channel as { ref?: () => void } | undefined)?.ref?.();
+    this.child.send({ file, unchanging, sql, params, arrays });
+  }
+
+  /** Close `file` if this process has it open (its source was closed). */
+  forget(file: string) {
+    if (!this.ended && this.child.connected) this.child.send({ forget: file });
+  }
+
+  idle() {
+    this.child.unref();
+    (this.child.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  residentBytes(): number | undefined {
+    try {
+      return Number(readFileSync(`/proc/${this.child.pid}/statm`, 'latin1').split(' ')[1]) * PAGE_BYTES;
+    } catch {
+      return undefined;
+    }
+  }
+
+  kill(): Promise<void> {
+    if (!this.ended) {
+      this.ended = true;
+      this.pending = undefined;
+      this.child.removeAllListeners('message');
+      this.child.ref();
+      this.child.kill('SIGKILL');
+    }
+    return this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : this.exited;
+  }
+}
+
+export interface SharedProcessesOptions {
+  /** Processes in all (default 2). */
+  size?: number;
+  /** Databases each keeps open (default 8). */
+  keep?: number;
+  /** Largest JavaScript heap of a process, in MB (default 1024). */
+  heapMb?: number;
+  /** Statements of all sources that may wait for a process before more are refused (default 512). */
+  maxWaiting?: number;
+}
+
+interface Waiter {
+  resolve: (worker: SharedQueryProcess) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** The fixed set of shared processes; each is started at its first use. */
+export class SharedQueryProcesses {
+  private readonly slots: (SharedQueryProcess | undefined)[];
+  private readonly busy = new Set<number>();
+  private readonly waiting: Waiter[] = [];
+  private readonly keep: number;
+  private readonly heapMb: number;
+  private readonly maxWaiting: number;
+  private closed = false;
+
+  constructor(options: SharedProcessesOptions = {}) {
+    this.slots = new Array<SharedQueryProcess | undefined>(Math.max(1, options.size ?? 2)).fill(undefined);
+    this.keep = Math.max(1, options.keep ?? 8);
+    this.heapMb = options.heapMb ?? 1024;
+    this.maxWaiting = options.maxWaiting ?? 512;
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** The process ids of the processes started (for tests and the benchmark). */
+  get processIds(): number[] {
+    return this.slots.map((s) => s?.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /** An idle process, started if needed; waits for one until `deadline` (then the query's time is up). */
+  acquire(deadline: number, onTimeout: () => Error): Promise<SharedQueryProcess> {
+    if (this.closed) return Promise.reject(new Error('the query processes are stopped'));
+    const free = this.slots.findIndex((_, i) => !this.busy.has(i));
+    if (free !== -1) return Promise.resolve(this.take(free));
+    if (this.waiting.length >= this.maxWaiting) {
+      return Promise.reject(
+        new ServerBusyError('too many queries are waiting for a query process; try again shortly', 1),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(
+          () => {
+            const at = this.waiting.indexOf(waiter);
+            if (at !== -1) this.waiting.splice(at, 1);
+            reject(onTimeout());
+          },
+          Math.max(0, deadline - Date.now()),
+        ),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  private take(index: number): SharedQueryProcess {
+    this.busy.add(index);
+    return (this.slots[index] ??= this.start(index));
+  }
+
+  private start(index: number): SharedQueryProcess {
+    const started: SharedQueryProcess = new SharedQueryProcess(this.keep, this.heapMb, () => {
+      // Ended by itself (out of memory, a crash): the next use starts another.
+      if (this.slots[index] === started) this.slots[index] = undefined;
+    });
+    return started;
+  }
+
+  /** The query is done: the process goes to the next waiting query, or idles. */
+  release(worker: SharedQueryProcess) {
+    const index = this.slots.indexOf(worker);
+    if (index === -1) return;
+    worker.idle();
+    this.handOn(index);
+  }
+
+  /** The query was stopped (time, memory): its process is killed, a new one takes its place. */
+  discard(worker: SharedQueryProcess) {
+    const index = this.slots.indexOf(worker);
+    void worker.kill();
+    if (index === -1) return;
+    this.slots[index] = undefined;
+    this.handOn(index);
+  }
+
+  private handOn(index: number) {
+    const next = this.waiting.shift();
+    if (next === undefined || this.closed) {
+      this.busy.delete(index);
+      return;
+    }
+    clearTimeout(next.timer);
+    next.resolve((this.slots[index] ??= this.start(index)));
+  }
+
+  /** A source closed: no process keeps its database open. */
+  forget(file: string) {
+    for (const worker of this.slots) worker?.forget(file);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error('the query processes are stopped'));
+    }
+    await Promise.all(this.slots.map((s) => s?.kill()));
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * `quarry serve FOLDER` and `quarry serve --sources FILE` as real processes: hundreds of archives known at
+ * start and opened on their first request, each at its own path; archives added, removed and replaced while
+ * it runs; SIGHUP reads the sources file again; clashing names stop the start with both named.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallArchive, tempDir } from './helpers.js';
+import { childrenOf, cli, serveProcesses, type Serving } from './support/serving.js';
+
+const COUNT = 200;
+const temps: string[] = [];
+const servers: Serving[] = [];
+let first: string;
+let other: string;
+let folder: string;
+
+beforeAll(async () => {
+  first = await smallArchive(60, 11);
+  other = await smallArchive(60, 12);
+  temps.push(join(first, '..'), join(other, '..'));
+  folder = tempDir('quarry-portal-folder-');
+  temps.push(folder);
+  // One generated archive copied under many names: hundreds of sources in a second.
+  for (let i = 0; i < COUNT; i++) {
+    const sub = join(folder, `group-${i % 4}`);
+    mkdirSync(sub, { recursive: true });
+    copyFileSync(first, join(sub, `set-${String(i).padStart(3, '0')}.aiida`));
+  }
+}, 60_000);
+
+afterAll(() => {
+  for (const s of servers) s.server.kill('SIGKILL');
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+const fetchJson = async (port: number, path: string) => {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+};
+
+describe.skipIf(!existsSync(cli))('quarry serve FOLDER (built CLI)', () => {
+  let port: number;
+  let pid: number;
+
+  beforeAll(async () => {
+    const serving = await serveProcesses(folder, 2, ['--watch-interval', '1', '--max-open', '8']);
+    servers.push(serving);
+    port = serving.port;
+    pid = serving.server.pid!;
+  }, 60_000);
+
+  it('lists every source at /sources/, paged and filtered, without opening any', async () => {
+    const all = await fetchJson(port, '/sources/?perpage=50&page=4');
+    expect(all.status).toBe(200);
+    expect(all.headers.get('x-total-count')).toBe(String(COUNT));
+    const body = all.body as {
+      sources: Record<string, unknown>[];
+      total: number;
+      page: number;
+      perpage: number;
+    };
+    expect(body).toMatchObject({ total: COUNT, page: 4, perpage: 50 });
+    expect(body.sources).toHaveLength(50);
+    expect(body.sources[0]).toEqual({
+      name: expect.stringMatching(/^set-\d{3}$/),
+      kind: 'archive',
+      api: `/${String(body.sources[0]!.name)}/api/v4`,
+      explorer: `/${String(body.sources[0]!.name)}/`,
+      optimade: `/${String(body.sources[0]!.name)}/optimade/v1`,
+      nodes: null,
+      aiida_version: null,
+      open: false,
+    });
+    const some = await fetchJson(port, '/sources/?name=set-19');
+    expect((some.body.sources as unknown[]).length).toBe(10);
+    for (const bad of ['page=0', 'perpage=5000', 'page=x', 'colour=red', 'page=1&page=2']) {
+      const refused = await fetchJson(port, `/sources/?${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.message, bad).toEqual(expect.any(String));
+    }
+  });
+
+  it(
+    'answers each source at its own path, opening it on its first request',
+    { timeout: 120_000 },
+    async () => {
+      const names = Array.from({ length: COUNT }, (_, i) => `set-${String(i).padStart(3, '0')}`);
+      const failures: string[] = [];
+      const work = [...names];
+      await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          for (let name = work.shift(); name !== undefined; name = work.shift()) {
+            const res = await fetchJson(port, `/${name}/api/v4/nodes/?limit=1`);
+            const url = res.body.url as string;
+            if (res.status !== 200 || url !== `http://127.0.0.1:${port}/${name}/api/v4/nodes/?limit=1`)
+              failures.push(`${name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+          }
+        }),
+      );
+      expect(failures).toEqual([]);
+      // Two serving processes, and no more query processes than the shared ones (--workers, 2 each), not one
+      // or two per source as each archive had of its own.
+      const serving = childrenOf(pid);
+      expect(serving).toHaveLength(2);
+      expect(serving.flatMap(childrenOf).length).toBeLessThanOrEqual(4);
+      // Concurrent first requests to one cold source: all answered.
+      const cold = await Promise.all(
+        Array.from({ length: 10 }, () => fetchJson(port, '/set-000/api/v4/nodes/?limit=2')),
+      );
+      expect(cold.map((r) => r.status)).toEqual(Array(10).fill(200));
+      const ready = await fetchJson(port, '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body.catalog).toMatchObject({ total: COUNT });
+      expect((ready.body.catalog as { open: number }).open).toBeLessThanOrEqual(8);
+      expect((await fetchJson(port, '/readyz?source=set-007')).status).toBe(200);
+      expect((await fetchJson(port, '/readyz?source=nope')).status).toBe(404);
+    },
+  );
+
+  it(
+    'serves an added archive within 10 s, says a removed one is gone, and serves a replaced one anew',
+    { timeout: 60_000 },
+    async () => {
+      copyFileSync(other, join(folder, 'added.aiida.part'));
+      renameSync(join(folder, 'added.aiida.part'), join(folder, 'added.aiida'));
+      const added = Date.now();
+      let status = 0;
+      while (status !== 200 && Date.now() - added < 10_000) {
+        status = (await fetchJson(port, '/added/api/v4/nodes/?limit=1')).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe(200);
+
+      const before = (await fetchJson(port, '/set-001/api/v4/nodes/?limit=1&orderby=id')).body;
+      // Replaced: another archive under the same name (a new export).
+      copyFileSync(other, join(folder, 'group-1', 'set-001.aiida.part'));
+      renameSync(join(folder, 'group-1', 'set-001.aiida.part'), join(folder, 'group-1', 'set-001.aiida'));
+      const uuid = (b: Record<string, unknown>) => (b.data as { nodes: { uuid: string }[] }).nodes[0]!.uuid;
+      let after = before;
+      for (const end = Date.now() + 10_000; uuid(after) === uuid(before) && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 200));
+        after = (await fetchJson(port, '/set-001/api/v4/nodes/?limit=1&orderby=id')).body;
+      }
+      expect(uuid(after)).not.toBe(uuid(before));
+
+      unlinkSync(join(folder, 'group-2', 'set-002.aiida'));
+      let gone = { status: 200, body: {} as Record<string, unknown> };
+      for (const end = Date.now() + 10_000; gone.status !== 404 && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 200));
+        gone = await fetchJson(port, '/set-002/api/v4/nodes/?limit=1');
+      }
+      expect(gone.status).toBe(404);
+      expect(gone.body.message).toContain('"set-002" is no longer served');
+    },
+  );
+});
+
+describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () => {
+  it('serves what the file names and reads it again on SIGHUP', { timeout: 60_000 }, async () => {
+    const dir = tempDir('quarry-sources-file-');
+    temps.push(dir);
+    copyFileSync(first, join(dir, 'alpha.aiida'));
+    copyFileSync(other, join(dir, 'beta.aiida'));
+    const file = join(dir, 'portal.yaml');
+    writeFileSync(file, 'sources:\n  - archive: alpha.aiida\n');
+    const serving = await serveProcesses(`--sources=${file}`, 2);
+    servers.push(serving);
+    expect((await fetchJson(serving.port, '/alpha/api/v4/nodes/?limit=1')).status).toBe(200);
+    expect((await fetchJson(serving.port, '/beta/api/v4/nodes/?limit=1')).status).toBe(404);
+    writeFileSync(file, 'sources:\n  - archive: alpha.aiida\n  - name: second\n    archive: beta.aiida\n');
+    serving.server.kill('SIGHUP');
+    let status = 0;
+    for (const end = Date.now() + 10_000; status !== 200 && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await fetchJson(serving.port, '/second/api/v4/nodes/?limit=1')).status;
+    }
+    expect(status).toBe(200);
+    // Both serving processes read it again: every request finds it.
+    const again = await Promise.all(
+      Array.from({ length: 8 }, () => fetchJson(serving.port, '/second/api/v4/server/')),
+    );
+    expect(again.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(serving.stderr()).toContain('source second added');
+  });
+
+  it('refuses at start two sources of one name, naming both, and a name that shadows a route', () => {
+    const dir = tempDir('quarry-clash-');
+    temps.push(dir);
+    mkdirSync(join(dir, 'a'));
+    mkdirSync(join(dir, 'b'));
+    copyFileSync(first, join(dir, 'a', 'same.aiida'));
+    copyFileSync(first, join(dir, 'b', 'same.aiida'));
+    const run = spawnSync(
+      process.execPath,
+      [cli, 'serve', dir, '--port', '0', '--processes', '1', '--cache-dir', tempDir()],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      `two sources are named "same": ${join(dir, 'a', 'same.aiida')} and ${join(dir, 'b', 'same.aiida')}`,
+    );
+    rmSync(join(dir, 'b'), { recursive: true });
+    copyFileSync(first, join(dir, 'docs.aiida'));
+    const shadow = spawnSync(
+      process.execPath,
+      [cli, 'serve', dir, '--port', '0', '--processes', '1', '--cache-dir', tempDir()],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(shadow.status).toBe(1);
+    expect(shadow.stderr).toMatch(/docs\.aiida: the source name "docs" would shadow/);
+  });
+});
+
+describe.skipIf(!existsSync(cli))('quarry prepare (built CLI)', () => {
+  it(
+    'extracts every archive ahead, so that the portal opens them without extracting',
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDir('quarry-prepare-');
+      const cacheDir = tempDir('quarry-prepare-cache-');
+      temps.push(dir, cacheDir);
+      for (const name of ['p1', 'p2', 'p3']) copyFileSync(first, join(dir, `${name}.aiida`));
+      const prepared = spawnSync(process.execPath, [cli, 'prepare', dir, '--cache-dir', cacheDir], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(prepared.status).toBe(0);
+      expect(prepared.stderr).toContain('100% (3/3');
+      expect(prepared.stderr).toContain(`3 of 3 archives ready in ${cacheDir}`);
+      const serving = await serveProcesses(dir, 1, ['--metrics', '--cache-dir', cacheDir]);
+      servers.push(serving);
+      for (const name of ['p1', 'p2', 'p3'])
+        expect((await fetchJson(serving.port, `/${name}/api/v4/nodes/?limit=1`)).status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${serving.port}/metrics`)).text();
+      expect(metrics).toMatch(/^quarry_archive_extractions_total 0$/m);
+      expect(metrics).toMatch(/^quarry_sources\{state="known"\} 3$/m);
+      const nothing = spawnSync(process.execPath, [cli, 'prepare', tempDir()], { encoding: 'utf8' });
+      expect(nothing.status).toBe(1);
+      expect(nothing.stderr).toContain('no .aiida archive to prepare');
+    },
+  );
+});

@@ -1,0 +1,88 @@
+/**
+ * An archive's database is extracted once for every process sharing a cache folder: the others wait for the
+ * copy, or are told to come back (503 with Retry-After) past their waiting time; a lock left by a process that
+ * died is taken over; no half-written copy is ever used.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractionBusyError, lockExtraction } from '../src/storage/archive/extract-lock.js';
+import { smallArchive, tempDir } from './helpers.js';
+
+const temps: string[] = [];
+const dist = join(import.meta.dirname, '../dist/storage/index.js');
+let archive: string;
+
+beforeAll(async () => {
+  archive = await smallArchive(300, 31);
+  temps.push(join(archive, '..'));
+}, 60_000);
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the extraction lock', () => {
+  it('makes others wait, then tells them to come back; takes over the lock of a dead process', async () => {
+    const dir = tempDir('quarry-lock-');
+    temps.push(dir);
+    const target = join(dir, 'copy.sqlite3');
+    let complete = false;
+    const held = await lockExtraction(target, async () => complete, 1_000);
+    expect(held).toBeDefined();
+    const waited = Date.now();
+    const busy = await lockExtraction(target, async () => complete, 300).catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(ExtractionBusyError);
+    expect(busy).toMatchObject({ status: 503, retryAfter: 5 });
+    expect(Date.now() - waited).toBeGreaterThanOrEqual(250);
+    // The copy completes while another waits: it is not extracted again.
+    const waiting = lockExtraction(target, async () => complete, 5_000);
+    setTimeout(() => {
+      complete = true;
+      void held!.release();
+    }, 200);
+    expect(await waiting).toBeUndefined();
+    // A lock whose process is gone.
+    complete = false;
+    writeFileSync(`${target}.lock`, `${(await import('node:os')).hostname()} 999999999\n`);
+    const taken = await lockExtraction(target, async () => complete, 1_000);
+    expect(taken).toBeDefined();
+    await taken!.release();
+    expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it.skipIf(!existsSync(dist))(
+    'extracts a cold archive once when two processes open it at once',
+    { timeout: 60_000 },
+    async () => {
+      const cacheDir = tempDir('quarry-two-');
+      temps.push(cacheDir);
+      mkdirSync(cacheDir, { recursive: true });
+      const program = `
+      const { openArchive } = await import(${JSON.stringify(dist)});
+      const { extractionCount } = await import(${JSON.stringify(join(dist, '../archive/extract.js'))});
+      const b = await openArchive(process.argv[1], { cacheDir: process.argv[2] });
+      const rows = await b.db.values({ sql: 'SELECT count(*) FROM db_dbnode', params: [], pointLookup: true });
+      await b.close();
+      process.stdout.write(JSON.stringify({ extracted: extractionCount(), nodes: rows[0][0] }));
+    `;
+      const run = () =>
+        new Promise<{ extracted: number; nodes: number }>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', program, archive, cacheDir], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+          child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
+        });
+      const answers = await Promise.all([run(), run(), run()]);
+      expect(answers.map((a) => a.extracted).reduce((a, b) => a + b, 0)).toBe(1);
+      expect(new Set(answers.map((a) => a.nodes)).size).toBe(1);
+      const left = readdirSync(join(cacheDir, 'archives'));
+      expect(left.filter((n) => n.endsWith('.tmp') || n.endsWith('.lock'))).toEqual([]);
+    },
+  );
+});
