@@ -21,6 +21,17 @@ const KEPT_BYTES = 64 * 1024 * 1024;
 const kept = new BytesKept<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
 const running = new Map<string, Promise<PostedAnswer>>();
 const limitKeys = new WeakMap<QueryLimits, string>();
+/**
+ * Live storages by the object that serves them: two databases can be at the same data version (two PostgreSQL
+ * servers' snapshot numbers coincide), and a portal serves many at once.
+ */
+const liveIds = new WeakMap<StorageBackend, number>();
+let nextLiveId = 0;
+const liveId = (backend: StorageBackend): number => {
+  let id = liveIds.get(backend);
+  if (id === undefined) liveIds.set(backend, (id = nextLiveId++));
+  return id;
+};
 
 /**
  * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). An archive's
@@ -38,7 +49,7 @@ export async function postedAnswer(
     backend.identity !== undefined
       ? `a:${backend.identity}`
       : backend.dataVersion
-        ? `v:${await backend.dataVersion()}`
+        ? `v:${liveId(backend)}:${await backend.dataVersion()}`
         : undefined;
   if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
   let bounds = limitKeys.get(limits);
