@@ -1,0 +1,232 @@
+/**
+ * A source's structures as OPTIMADE sees them, computed once into a SQLite file of Quarry's own (the side
+ * table), with an index on every property a filter or a sort reads: filters run as SQL on indexed columns,
+ * never by reading every structure per request. The served data is never written.
+ *
+ * The file lives in the source's cache folder (`optimade/`): for an archive it is named by the archive's
+ * identity, so a changed archive gets a new one; for a live profile it is named by the source and holds the data
+ * version it was built at, and is built again when that version moves. A file is written under a temporary
+ * name and renamed into place, so a crash leaves no half-built table under the final name.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { defaultCacheDir } from '../storage/cache-dir.js';
+import { SqlitePool } from '../storage/sqlite-pool.js';
+import type { Database, StorageBackend } from '../storage/types.js';
+import { structureProperties, type StructureNode, type StructureProperties } from './structure-entry.js';
+import { timestampMicros } from './timestamps.js';
+
+/** Changing the table's columns or how properties are computed changes this, and so the file names. */
+const LAYOUT = 'optimade-1';
+const BATCH = 2_000;
+const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
+
+/** Scalar properties kept as columns, each with its index. */
+export const SCALAR_COLUMNS = [
+  'uuid',
+  'last_modified',
+  'nelements',
+  'nsites',
+  'nperiodic_dimensions',
+  'chemical_formula_descriptive',
+  'chemical_formula_reduced',
+  'chemical_formula_hill',
+  'chemical_formula_anonymous',
+  'label',
+  'creator',
+] as const;
+/** List properties kept as JSON arrays (queried through json_each); `elements` also has its own table. */
+export const LIST_COLUMNS = [
+  'elements',
+  'elements_ratios',
+  'dimension_types',
+  'structure_features',
+  'species_at_sites',
+] as const;
+
+const SCHEMA = [
+  `CREATE TABLE structures (
+     sid INTEGER PRIMARY KEY, uuid TEXT NOT NULL, last_modified INTEGER NOT NULL, nelements INTEGER NOT NULL,
+     nsites INTEGER NOT NULL, nperiodic_dimensions INTEGER NOT NULL, chemical_formula_descriptive TEXT NOT NULL,
+     chemical_formula_reduced TEXT NOT NULL, chemical_formula_hill TEXT, chemical_formula_anonymous TEXT NOT NULL,
+     label TEXT NOT NULL, creator TEXT, elements TEXT NOT NULL, elements_ratios TEXT NOT NULL,
+     dimension_types TEXT NOT NULL, structure_features TEXT NOT NULL, species_at_sites TEXT NOT NULL,
+     doc TEXT NOT NULL)`,
+  'CREATE TABLE structure_elements (element TEXT NOT NULL, sid INTEGER NOT NULL, PRIMARY KEY (element, sid)) WITHOUT ROWID',
+  'CREATE TABLE side_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+  // The query pool checks that a file is a database by reading one node id; this lets it check this one.
+  'CREATE VIEW db_dbnode AS SELECT sid AS id FROM structures',
+];
+
+const INDEXES = [
+  'CREATE UNIQUE INDEX structures_uuid ON structures (uuid)',
+  ...SCALAR_COLUMNS.filter((c) => c !== 'uuid').map(
+    (c) => `CREATE INDEX structures_${c} ON structures (${c}, sid)`,
+  ),
+  'CREATE INDEX structures_nelements_nsites ON structures (nelements, nsites, sid)',
+];
+
+/** A built side table, open for queries. */
+export interface SideTable {
+  readonly db: Database;
+  /** The data version it was built at (live sources), or the archive identity. */
+  readonly version: string;
+  readonly count: number;
+  close(): Promise<void>;
+}
+
+/** The structures of `backend` read in pages of BATCH, by pk: the query a build runs, in both dialects. */
+function structuresAfter(backend: StorageBackend, after: number) {
+  const p = (i: number) => (backend.db.dialect === 'postgres' ? `$${i}` : '?');
+  return {
+    sql:
+      'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
+      "(SELECT c.uuid FROM db_dblink AS l JOIN db_dbnode AS c ON c.id = l.input_id WHERE l.output_id = n.id AND l.type = 'create' ORDER BY c.id LIMIT 1) AS creator " +
+      `FROM db_dbnode AS n WHERE n.node_type = ${p(1)} AND n.id > ${p(2)} ORDER BY n.id LIMIT ${p(3)}`,
+    params: [STRUCTURE_TYPE, after, BATCH],
+  };
+}
+
+function nodeOf(row: Record<string, unknown>): StructureNode {
+  const attributes = typeof row.attributes === 'string' ? JSON.parse(row.attributes) : row.attributes;
+  return {
+    pk: Number(row.id),
+    uuid: String(row.uuid),
+    label: String(row.label ?? ''),
+    mtime: String(row.mtime),
+    attributes: (attributes ?? {}) as Record<string, unknown>,
+    creator: row.creator === null || row.creator === undefined ? null : String(row.creator),
+  };
+}
+
+/** Builds the side table of `backend` into `target` (through a temporary file); returns the structures' count. */
+async function build(backend: StorageBackend, target: string, version: string): Promise<number> {
+  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  const out = new BetterSqlite3(temp);
+  let count = 0;
+  try {
+    out.pragma('journal_mode = OFF');
+    out.pragma('synchronous = OFF');
+    for (const sql of SCHEMA) out.exec(sql);
+    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(18).fill('?').join(', ')})`);
+    const insertElement = out.prepare('INSERT INTO structure_elements VALUES (?, ?)');
+    const write = out.transaction((entries: StructureProperties[]) => {
+      for (const e of entries) {
+        insert.run(rowOf(e));
+        for (const element of e.elements) insertElement.run(element, e._quarry_pk);
+      }
+    });
+    let after = -1;
+    for (;;) {
+      const rows = await backend.db.all(structuresAfter(backend, after));
+      if (rows.length === 0) break;
+      write(rows.map((r) => structureProperties(nodeOf(r))));
+      count += rows.length;
+      after = Number(rows[rows.length - 1]!.id);
+      if (rows.length < BATCH) break;
+    }
+    for (const sql of INDEXES) out.exec(sql);
+    out
+      .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?)')
+      .run('version', version, 'count', String(count));
+    out.exec('ANALYZE');
+    out.close();
+    await rename(temp, target);
+    return count;
+  } catch (error) {
+    if (out.open) out.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+function rowOf(e: StructureProperties): unknown[] {
+  return [
+    e._quarry_pk,
+    e.immutable_id,
+    timestampMicros(e.last_modified) ?? 0,
+    e.nelements,
+    e.nsites,
+    e.nperiodic_dimensions,
+    e.chemical_formula_descriptive,
+    e.chemical_formula_reduced,
+    e.chemical_formula_hill,
+    e.chemical_formula_anonymous,
+    e._quarry_label,
+    e._quarry_creator,
+    JSON.stringify(e.elements),
+    JSON.stringify(e.elements_ratios),
+    JSON.stringify(e.dimension_types),
+    JSON.stringify(e.structure_features),
+    JSON.stringify(e.species_at_sites),
+    JSON.stringify(e),
+  ];
+}
+
+function fileName(backend: StorageBackend): string {
+  const label = backend.name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40);
+  const key = backend.identity ?? `${backend.kind}\0${backend.name}`;
+  return `${label}-${createHash('sha256').update(`${key}\0${LAYOUT}`).digest('hex').slice(0, 24)}.sqlite3`;
+}
+
+function readMeta(file: string): { version: string; count: number } | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare('SELECT key, value FROM side_meta').all() as { key: string; value: string }[];
+      const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+      return meta.version === undefined ? undefined : { version: meta.version, count: Number(meta.count) };
+    } finally {
+      db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SideTableOptions {
+  /** Where the file goes (default: the source's cache folder, else Quarry's). */
+  cacheDir?: string;
+  queryTimeoutMs?: number;
+}
+
+/**
+ * The side table of `backend` at `version` (the archive identity, or the live data version now): the file
+ * already built for it, or a new one.
+ */
+export async function openSideTable(
+  backend: StorageBackend,
+  version: string,
+  options: SideTableOptions = {},
+): Promise<SideTable> {
+  const dir = join(options.cacheDir ?? defaultCacheDir(), 'optimade');
+  await mkdir(dir, { recursive: true });
+  const target = join(dir, fileName(backend));
+  let meta = readMeta(target);
+  if (meta?.version !== version) {
+    // A live table is replaced: the new one is renamed over it, and the pool of the old one keeps its file.
+    const count = await build(backend, target, version);
+    meta = { version, count };
+    await removeStaleTemps(dir);
+  }
+  const db = await SqlitePool.open(target, { size: 1, timeoutMs: options.queryTimeoutMs, unchanging: true });
+  return { db, version, count: meta.count, close: () => db.close() };
+}
+
+const STALE_TEMP_MS = 24 * 3600 * 1000;
+
+async function removeStaleTemps(dir: string): Promise<void> {
+  try {
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith('.tmp')) continue;
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > STALE_TEMP_MS) await rm(join(dir, name), { force: true });
+    }
+  } catch {
+    // Tidying is a courtesy only.
+  }
+}
