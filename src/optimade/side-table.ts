@@ -20,9 +20,9 @@ import { structureProperties, type StructureNode, type StructureProperties } fro
 import { timestampMicros } from './timestamps.js';
 
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
-const LAYOUT = 'optimade-1';
+const LAYOUT = 'optimade-2';
 const BATCH = 2_000;
-const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
+export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 
 /** Scalar properties kept as columns, each with its index. */
 export const SCALAR_COLUMNS = [

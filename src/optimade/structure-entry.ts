@@ -168,11 +168,14 @@ function anonymousFormula(counts: number[]): string {
     .join('');
 }
 
-/** Stored datetime text (`2019-10-08 14:02:17.393618`, naive UTC or with an offset) as RFC 3339. */
+/**
+ * Stored datetime text (`2019-10-08 14:02:17.393618`, naive UTC or with an offset) as RFC 3339, always with
+ * microseconds: PostgreSQL writes `.40719` where SQLite keeps `.407190`, and the same data reads the same.
+ */
 export function rfc3339(stored: string): string {
   const m = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d(?::?\d\d)?)?$/.exec(stored);
   if (!m) return new Date(stored).toISOString();
   const zone =
     m[4] === undefined || /^[+-]00(:?00)?$/.test(m[4]) ? 'Z' : m[4].length === 3 ? `${m[4]}:00` : m[4];
-  return `${m[1]}T${m[2]}${m[3] ?? ''}${zone}`;
+  return `${m[1]}T${m[2]}${(m[3] ?? '.').padEnd(7, '0').slice(0, 7)}${zone}`;
 }

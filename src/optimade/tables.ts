@@ -5,10 +5,12 @@
  */
 import type { StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
-import { openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
+import { openSideTable, STRUCTURE_TYPE, type SideTable, type SideTableOptions } from './side-table.js';
 
 interface Slot {
   table?: SideTable;
+  /** The live data version last seen, and the structures' signature at it. */
+  seen?: { dataVersion: string; signature: Promise<string> };
   /** A build (or open) under way, for the version it is for. */
   pending?: { version: string; done: Promise<SideTable> };
 }
@@ -23,9 +25,9 @@ export class SideTables {
 
   /** The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. */
   async of(backend: StorageBackend, deadline: number): Promise<SideTable> {
-    const version = backend.identity ?? (backend.dataVersion ? await backend.dataVersion() : 'unchanging');
     let slot = this.slots.get(backend);
     if (slot === undefined) this.slots.set(backend, (slot = {}));
+    const version = backend.identity ?? (await liveVersion(backend, slot));
     if (slot.table?.version === version) return slot.table;
     if (slot.pending?.version !== version) {
       const done = openSideTable(backend, version, this.options(backend)).then(
@@ -53,6 +55,33 @@ export class SideTables {
     this.closed = true;
     await Promise.all([...this.slots.values()].map((s) => s.table?.close()));
   }
+}
+
+/**
+ * A live source's version for the side table: its structures' signature (count, newest pk and mtime), asked
+ * again only when the data version moved. A profile whose workflows keep writing moves its data version all
+ * the time; its structures change far less often, and only then is the table built again.
+ */
+async function liveVersion(backend: StorageBackend, slot: Slot): Promise<string> {
+  if (!backend.dataVersion) return 'unchanging';
+  const dataVersion = await backend.dataVersion();
+  if (slot.seen?.dataVersion !== dataVersion) {
+    const signature = structuresSignature(backend);
+    signature.catch(() => {
+      if (slot.seen?.signature === signature) slot.seen = undefined;
+    });
+    slot.seen = { dataVersion, signature };
+  }
+  return slot.seen.signature;
+}
+
+async function structuresSignature(backend: StorageBackend): Promise<string> {
+  const p = backend.db.dialect === 'postgres' ? '$1' : '?';
+  const rows = await backend.db.values({
+    sql: `SELECT count(*), max(id), max(mtime) FROM db_dbnode WHERE node_type = ${p}`,
+    params: [STRUCTURE_TYPE],
+  });
+  return JSON.stringify(rows[0]?.map((v) => (v === null ? null : String(v))));
 }
 
 async function waitUntil(table: Promise<SideTable>, deadline: number): Promise<SideTable> {
