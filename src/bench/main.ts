@@ -31,6 +31,7 @@ import { requestMix, type RequestKind } from './mix.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
 import { scaleMix } from './scale-mix.js';
 import { steadily } from './steady.js';
+import { optimadeBench } from './optimade.js';
 
 interface Options {
   nodes: number;
@@ -47,6 +48,7 @@ interface Options {
   plans?: string;
   pgUrl?: string;
   out: string;
+  optimade?: number;
 }
 
 interface Measure {
@@ -159,6 +161,7 @@ async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  if (options.optimade !== undefined) return optimadeBench(options.optimade, options.out);
   const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
@@ -439,6 +442,11 @@ new Command('bench')
     'with --backend postgres: measure this database, loaded from the same archive before, instead of loading one',
   )
   .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
+  .option(
+    '--optimade <structures>',
+    'measure the OPTIMADE API instead, on an archive of this many structures (src/bench/optimade.ts)',
+    atLeastOne('--optimade'),
+  )
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .action(main)
   .parseAsync()

@@ -66,8 +66,9 @@ export function meta(place: Place, extra: MetaExtra = {}): Record<string, unknow
   return out;
 }
 
+/** Sent as JSON.stringify writes it: OPTIMADE numbers are JSON numbers, with nothing of AiiDA's text to keep. */
 export function sendDocument(reply: FastifyReply, document: Record<string, unknown>) {
-  return reply.code(200).type(MEDIA_TYPE).send(document);
+  return reply.code(200).type(MEDIA_TYPE).send(JSON.stringify(document));
 }
 
 /** An error in the specification's form: `errors` with status, title, detail and the parameter at fault. */

@@ -9,6 +9,7 @@ import type { ComparisonOp, Constant, FilterNode, ListEntry, PropertyPath, Value
 import { notImplemented, OptimadeError } from './errors.js';
 import { PREFIX, STRUCTURE_PROPERTIES, type PropertyInfo } from './properties.js';
 import { filterTimestamp } from './timestamps.js';
+import { elementMask } from './element-masks.js';
 
 export interface CompiledFilter {
   where: string;
@@ -162,30 +163,34 @@ class Compiler {
     const p = this.resolve(path);
     if ('foreign' in p) return 'NULL';
     if (p.info.type !== 'list') throw typeMismatch(p.name, p.info, 'HAS (it is not a list)');
+    const column = p.info.column;
+    if (column === 'elements') {
+      const masked = this.hasElement(mode, entries);
+      if (masked !== undefined) return masked;
+    }
     const item = { name: p.name, info: { ...p.info, type: p.info.itemType! } };
     const tests = entries.map((e) => this.itemTest(item, e));
-    const column = p.info.column;
-    if (column === 'elements') return this.hasElement(mode, entries, tests);
     const exists = (t: string) => `EXISTS (SELECT 1 FROM json_each(s.${column}) WHERE ${t})`;
     if (mode === 'one' || mode === 'any') return exists(tests.join(' OR '));
     if (mode === 'all') return `(${tests.map(exists).join(' AND ')})`;
     return `(NOT EXISTS (SELECT 1 FROM json_each(s.${column}) WHERE NOT (${tests.join(' OR ')})))`;
   }
 
-  /** HAS on `elements` through its own indexed table; tests read `value` as the element. */
-  hasElement(mode: 'one' | 'all' | 'any' | 'only', entries: ListEntry[], tests: string[]): string {
-    const onTable = (t: string) => t.replaceAll('value', 'e.element');
-    const plain = entries.every((e) => e.op === '=');
+  /**
+   * HAS on `elements` with plain symbols: a comparison of the element masks (element-masks.ts), read from an
+   * index. Entries with operators, or symbols outside the periodic table, go through json_each.
+   */
+  hasElement(mode: 'one' | 'all' | 'any' | 'only', entries: ListEntry[]): string | undefined {
+    if (!entries.every((e) => e.op === '=' && e.value.kind === 'string')) return undefined;
+    const mask = elementMask(entries.map((e) => (e.value as { value: string }).value));
+    if (mask.unknown) return undefined;
+    // Each use of a mask is a parameter of its own (positional parameters are bound once each).
+    const lo = () => `CAST(${this.bind(String(mask.lo))} AS INTEGER)`;
+    const hi = () => `CAST(${this.bind(String(mask.hi))} AS INTEGER)`;
     if (mode === 'only')
-      return `(NOT EXISTS (SELECT 1 FROM structure_elements AS e WHERE e.sid = s.sid AND NOT (${tests.map(onTable).join(' OR ')})))`;
-    const some = (t: string) => `s.sid IN (SELECT e.sid FROM structure_elements AS e WHERE ${onTable(t)})`;
-    if (mode === 'all') return `(${tests.map(some).join(' AND ')})`;
-    if (plain && tests.length > 1) {
-      const values = this.params.splice(this.params.length - tests.length, tests.length);
-      this.params.push(...values);
-      return `(${some(`value IN (${values.map(() => '?').join(', ')})`)})`;
-    }
-    return `(${some(tests.join(' OR '))})`;
+      return `((s.mask_lo & ~${lo()}) = 0 AND (s.mask_hi & ~${hi()}) = 0 AND s.mask_unknown = 0)`;
+    if (mode === 'any') return `((s.mask_lo & ${lo()}) <> 0 OR (s.mask_hi & ${hi()}) <> 0)`;
+    return `((s.mask_lo & ${lo()}) = ${lo()} AND (s.mask_hi & ${hi()}) = ${hi()})`;
   }
 
   /** One entry of a list after HAS, as a test on `value` (a json_each row or an element). */

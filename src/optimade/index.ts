@@ -51,14 +51,16 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   route('/optimade/v1/structures', 'listing', async (request, place, params) => {
     const prepared = prepareListing(params);
     const b = budget();
-    const table = await tables.of(sourceOf(ctx, request), b.deadline);
-    return listStructures(ctx, place, table, params, prepared, b);
+    const backend = sourceOf(ctx, request);
+    const table = await tables.of(backend, b.deadline);
+    return listStructures(ctx, place, backend, table, params, prepared, b);
   });
   route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
     const fields = responseFields(params.get('response_fields'));
     const b = budget();
-    const table = await tables.of(sourceOf(ctx, request), b.deadline);
-    return oneStructure(ctx, place, table, (request.params as { id: string }).id, fields, b);
+    const backend = sourceOf(ctx, request);
+    const table = await tables.of(backend, b.deadline);
+    return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
   });
   route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx.backends));
   route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));

@@ -18,10 +18,11 @@ import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Database, StorageBackend } from '../storage/types.js';
 import { structureProperties, type StructureNode, type StructureProperties } from './structure-entry.js';
 import { timestampMicros } from './timestamps.js';
+import { elementMask } from './element-masks.js';
 
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
-const LAYOUT = 'optimade-2';
-const BATCH = 2_000;
+const LAYOUT = 'optimade-3';
+const BATCH = 5_000;
 export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 
 /** Scalar properties kept as columns, each with its index. */
@@ -54,8 +55,7 @@ const SCHEMA = [
      chemical_formula_reduced TEXT NOT NULL, chemical_formula_hill TEXT, chemical_formula_anonymous TEXT NOT NULL,
      label TEXT NOT NULL, creator TEXT, elements TEXT NOT NULL, elements_ratios TEXT NOT NULL,
      dimension_types TEXT NOT NULL, structure_features TEXT NOT NULL, species_at_sites TEXT NOT NULL,
-     doc TEXT NOT NULL)`,
-  'CREATE TABLE structure_elements (element TEXT NOT NULL, sid INTEGER NOT NULL, PRIMARY KEY (element, sid)) WITHOUT ROWID',
+     mask_lo INTEGER NOT NULL, mask_hi INTEGER NOT NULL, mask_unknown INTEGER NOT NULL)`,
   'CREATE TABLE side_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
   // The query pool checks that a file is a database by reading one node id; this lets it check this one.
   'CREATE VIEW db_dbnode AS SELECT sid AS id FROM structures',
@@ -66,7 +66,9 @@ const INDEXES = [
   ...SCALAR_COLUMNS.filter((c) => c !== 'uuid').map(
     (c) => `CREATE INDEX structures_${c} ON structures (${c}, sid)`,
   ),
-  'CREATE INDEX structures_nelements_nsites ON structures (nelements, nsites, sid)',
+  // HAS ALL/ANY/ONLY on elements, alone or with nelements, read from these indexes only (element-masks.ts).
+  'CREATE INDEX structures_nelements_masks ON structures (nelements, mask_lo, mask_hi, mask_unknown, sid)',
+  'CREATE INDEX structures_masks ON structures (mask_lo, mask_hi, mask_unknown, sid)',
 ];
 
 /** A built side table, open for queries. */
@@ -78,27 +80,43 @@ export interface SideTable {
   close(): Promise<void>;
 }
 
+const COLUMNS =
+  'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
+  "(SELECT c.uuid FROM db_dblink AS l JOIN db_dbnode AS c ON c.id = l.input_id WHERE l.output_id = n.id AND l.type = 'create' ORDER BY c.id LIMIT 1) AS creator " +
+  'FROM db_dbnode AS n';
+
+const placeholder = (backend: StorageBackend, i: number) =>
+  backend.db.dialect === 'postgres' ? `$${i}` : '?';
+
 /** The structures of `backend` read in pages of BATCH, by pk: the query a build runs, in both dialects. */
 function structuresAfter(backend: StorageBackend, after: number) {
-  const p = (i: number) => (backend.db.dialect === 'postgres' ? `$${i}` : '?');
+  const p = (i: number) => placeholder(backend, i);
   return {
-    sql:
-      'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
-      "(SELECT c.uuid FROM db_dblink AS l JOIN db_dbnode AS c ON c.id = l.input_id WHERE l.output_id = n.id AND l.type = 'create' ORDER BY c.id LIMIT 1) AS creator " +
-      `FROM db_dbnode AS n WHERE n.node_type = ${p(1)} AND n.id > ${p(2)} ORDER BY n.id LIMIT ${p(3)}`,
+    sql: `${COLUMNS} WHERE n.node_type = ${p(1)} AND n.id > ${p(2)} ORDER BY n.id LIMIT ${p(3)}`,
     params: [STRUCTURE_TYPE, after, BATCH],
   };
 }
 
-function nodeOf(row: Record<string, unknown>): StructureNode {
-  const attributes = typeof row.attributes === 'string' ? JSON.parse(row.attributes) : row.attributes;
+/** The structures of the pks `pks`, as a page of answers reads them from the source (any order). */
+export function structuresByPk(backend: StorageBackend, pks: number[]) {
+  const list = pks.map((_, i) => placeholder(backend, i + 2)).join(', ');
   return {
-    pk: Number(row.id),
-    uuid: String(row.uuid),
-    label: String(row.label ?? ''),
-    mtime: String(row.mtime),
-    attributes: (attributes ?? {}) as Record<string, unknown>,
-    creator: row.creator === null || row.creator === undefined ? null : String(row.creator),
+    sql: `${COLUMNS} WHERE n.node_type = ${placeholder(backend, 1)} AND n.id IN (${list})`,
+    params: [STRUCTURE_TYPE, ...pks],
+  };
+}
+
+/** A row of COLUMNS as values, in their order. */
+export function nodeOf(row: unknown[]): StructureNode {
+  const [id, uuid, label, mtime, attributes, creator] = row;
+  const parsed = typeof attributes === 'string' ? JSON.parse(attributes) : attributes;
+  return {
+    pk: Number(id),
+    uuid: String(uuid),
+    label: String(label ?? ''),
+    mtime: String(mtime),
+    attributes: (parsed ?? {}) as Record<string, unknown>,
+    creator: creator === null || creator === undefined ? null : String(creator),
   };
 }
 
@@ -111,22 +129,27 @@ async function build(backend: StorageBackend, target: string, version: string): 
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
     for (const sql of SCHEMA) out.exec(sql);
-    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(18).fill('?').join(', ')})`);
-    const insertElement = out.prepare('INSERT INTO structure_elements VALUES (?, ?)');
-    const write = out.transaction((entries: StructureProperties[]) => {
-      for (const e of entries) {
-        insert.run(rowOf(e));
-        for (const element of e.elements) insertElement.run(element, e._quarry_pk);
-      }
+    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(20).fill('?').join(', ')})`);
+    const write = out.transaction((rows: unknown[][]) => {
+      for (const row of rows) insert.run(rowOf(structureProperties(nodeOf(row))));
     });
-    let after = -1;
+    // The next batch is read (in the storage's query process or database) while this one is computed.
+    const read = (after: number) => {
+      const rows = backend.db.values(structuresAfter(backend, after));
+      // Awaited at the next turn; until then a failure must not count as unhandled.
+      rows.catch(() => undefined);
+      return rows;
+    };
+    let next = read(-1);
     for (;;) {
-      const rows = await backend.db.all(structuresAfter(backend, after));
+      const rows = await next;
       if (rows.length === 0) break;
-      write(rows.map((r) => structureProperties(nodeOf(r))));
+      const after = Number(rows[rows.length - 1]![0]);
+      next = rows.length < BATCH ? Promise.resolve([]) : read(after);
+      write(rows);
       count += rows.length;
-      after = Number(rows[rows.length - 1]!.id);
-      if (rows.length < BATCH) break;
+      // Requests keep being answered between batches.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     for (const sql of INDEXES) out.exec(sql);
     out
@@ -162,8 +185,13 @@ function rowOf(e: StructureProperties): unknown[] {
     JSON.stringify(e.dimension_types),
     JSON.stringify(e.structure_features),
     JSON.stringify(e.species_at_sites),
-    JSON.stringify(e),
+    ...maskColumns(e.elements),
   ];
+}
+
+function maskColumns(elements: string[]): unknown[] {
+  const mask = elementMask(elements);
+  return [mask.lo, mask.hi, mask.unknown ? 1 : 0];
 }
 
 function fileName(backend: StorageBackend): string {
@@ -213,7 +241,7 @@ export async function openSideTable(
     meta = { version, count };
     await removeStaleTemps(dir);
   }
-  const db = await SqlitePool.open(target, { size: 1, timeoutMs: options.queryTimeoutMs, unchanging: true });
+  const db = await SqlitePool.open(target, { timeoutMs: options.queryTimeoutMs, unchanging: true });
   return { db, version, count: meta.count, close: () => db.close() };
 }
 

@@ -1,13 +1,14 @@
 /** `/structures` and `/structures/{id}`: pages of the side table, filtered and sorted in SQL. */
 import type { AppContext } from '../http/context.js';
-import type { QueryBudget } from '../storage/types.js';
+import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
 import { parseFilter } from './filter-ast.js';
 import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
-import type { SideTable } from './side-table.js';
+import { nodeOf, structuresByPk, type SideTable } from './side-table.js';
+import { structureProperties, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
 export function prepareListing(params: URLSearchParams): { listing: ListingParams; filter?: CompiledFilter } {
@@ -21,6 +22,7 @@ export function prepareListing(params: URLSearchParams): { listing: ListingParam
 export async function listStructures(
   ctx: AppContext,
   place: Place,
+  backend: StorageBackend,
   table: SideTable,
   params: URLSearchParams,
   prepared: ReturnType<typeof prepareListing>,
@@ -34,7 +36,7 @@ export async function listStructures(
   ].join(', ');
   const rows = await table.db.values(
     {
-      sql: `SELECT s.doc FROM structures AS s${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      sql: `SELECT s.sid FROM structures AS s${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
       params: [...(filter?.params ?? []), listing.limit, listing.offset],
     },
     budget,
@@ -55,7 +57,13 @@ export async function listStructures(
     (name) => `${name} is a property of another provider; it is treated as unknown (null) here`,
   );
   return {
-    data: rows.map((r) => resource(ctx, place, String(r[0]), listing.fields)),
+    data: (
+      await entriesOf(
+        backend,
+        rows.map((r) => Number(r[0])),
+        budget,
+      )
+    ).map((e) => resource(ctx, place, e, listing.fields)),
     meta: meta(place, { dataReturned: total, dataAvailable: table.count, more, warnings }),
     links: { next: more ? nextPage(place, params, listing) : null },
   };
@@ -64,31 +72,52 @@ export async function listStructures(
 export async function oneStructure(
   ctx: AppContext,
   place: Place,
+  backend: StorageBackend,
   table: SideTable,
   id: string,
   fields: string[] | undefined,
   budget: QueryBudget,
 ): Promise<Record<string, unknown>> {
   const rows = await table.db.values(
-    { sql: 'SELECT doc FROM structures WHERE uuid = ?', params: [id], pointLookup: true },
+    { sql: 'SELECT sid FROM structures WHERE uuid = ?', params: [id], pointLookup: true },
     budget,
   );
-  if (rows.length === 0)
+  const [entry] = rows.length === 0 ? [] : await entriesOf(backend, [Number(rows[0]![0])], budget);
+  if (entry === undefined)
     throw new OptimadeError(
       404,
       'Not Found',
       `no structure has the id ${JSON.stringify(id)} (ids are node UUIDs)`,
     );
   return {
-    data: resource(ctx, place, String(rows[0]![0]), fields),
+    data: resource(ctx, place, entry, fields),
     meta: meta(place, { dataReturned: 1, dataAvailable: table.count }),
     links: { self: `${place.base}/structures/${encodeURIComponent(id)}` },
   };
 }
 
-/** A side-table document as a resource object, with the links only a request's URL can give. */
-function resource(ctx: AppContext, place: Place, doc: string, fields: string[] | undefined) {
-  const properties = JSON.parse(doc) as Record<string, unknown>;
+/**
+ * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
+ * the table finds and orders them, the nodes give their values.
+ */
+async function entriesOf(
+  backend: StorageBackend,
+  pks: number[],
+  budget: QueryBudget,
+): Promise<StructureProperties[]> {
+  if (pks.length === 0) return [];
+  const rows = await backend.db.values(structuresByPk(backend, pks), budget);
+  const byPk = new Map(rows.map((r) => [Number(r[0]), r]));
+  // A structure deleted from a live source since the table was built is left out of this page.
+  return pks.flatMap((pk) => {
+    const row = byPk.get(pk);
+    return row === undefined ? [] : [structureProperties(nodeOf(row))];
+  });
+}
+
+/** An entry as a resource object, with the links only a request's URL can give. */
+function resource(ctx: AppContext, place: Place, entry: StructureProperties, fields: string[] | undefined) {
+  const properties: Record<string, unknown> = { ...entry };
   const uuid = properties.immutable_id as string;
   properties._quarry_url = `${place.origin}${place.mount}${ctx.prefix}/nodes/${uuid}`;
   let attributes: Record<string, unknown>;
