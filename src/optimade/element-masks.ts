@@ -16,7 +16,6 @@ const SYMBOLS = [
   'Lv', 'Ts', 'Og',
 ];
 
-const NUMBER = new Map(SYMBOLS.map((s, i) => [s, i + 1]));
 /** Bits per integer: SQLite's integers are signed 64-bit, and the sign bit is left alone. */
 const BITS = 62n;
 
@@ -27,15 +26,25 @@ export interface ElementMask {
   unknown: boolean;
 }
 
+/** Each element's bit, in the integer that holds it. */
+const BIT = new Map(
+  SYMBOLS.map((s, i) => {
+    const z = BigInt(i + 1);
+    return [s, z <= BITS ? { lo: 1n << (z - 1n), hi: 0n } : { lo: 0n, hi: 1n << (z - BITS - 1n) }];
+  }),
+);
+
 export function elementMask(symbols: Iterable<string>): ElementMask {
   let lo = 0n;
   let hi = 0n;
   let unknown = false;
   for (const s of symbols) {
-    const z = NUMBER.get(s);
-    if (z === undefined) unknown = true;
-    else if (BigInt(z) <= BITS) lo |= 1n << BigInt(z - 1);
-    else hi |= 1n << (BigInt(z) - BITS - 1n);
+    const bit = BIT.get(s);
+    if (bit === undefined) unknown = true;
+    else {
+      lo |= bit.lo;
+      hi |= bit.hi;
+    }
   }
   return { lo, hi, unknown };
 }

@@ -23,6 +23,8 @@ import { elementMask } from './element-masks.js';
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
 const LAYOUT = 'optimade-3';
 const BATCH = 5_000;
+/** Structures computed and written between two turns of the event loop (about 50 ms). */
+const WRITE_SLICE = 1_000;
 export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 
 /** Scalar properties kept as columns, each with its index. */
@@ -146,10 +148,12 @@ async function build(backend: StorageBackend, target: string, version: string): 
       if (rows.length === 0) break;
       const after = Number(rows[rows.length - 1]![0]);
       next = rows.length < BATCH ? Promise.resolve([]) : read(after);
-      write(rows);
+      // Written a slice at a time, so that requests keep being answered while a table is built.
+      for (let i = 0; i < rows.length; i += WRITE_SLICE) {
+        write(rows.slice(i, i + WRITE_SLICE));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       count += rows.length;
-      // Requests keep being answered between batches.
-      await new Promise((resolve) => setImmediate(resolve));
     }
     for (const sql of INDEXES) out.exec(sql);
     out
