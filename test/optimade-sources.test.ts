@@ -13,6 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { buildApp } from '../src/http/app.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
+import { openArchive } from '../src/storage/index.js';
+import { OptimadeError } from '../src/optimade/errors.js';
+import { SideTables } from '../src/optimade/tables.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { conformanceDir } from './conformance/replay.js';
 import { smallArchive } from './helpers.js';
@@ -204,4 +207,41 @@ describe.skipIf(!existsSync(RICH))('live profiles of the rich data', () => {
     },
     120_000,
   );
+});
+
+describe.skipIf(!existsSync(RICH))('a side table being built', () => {
+  it('answers 503 with Retry-After until it is ready, without building it twice', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'quarry-optimade-gate-'));
+    const backend = await openArchive(RICH, { cacheDir: root });
+    try {
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let reads = 0;
+      const db = Object.create(backend.db, {
+        values: {
+          value: async (...args: Parameters<typeof backend.db.values>) => {
+            reads += 1;
+            await gate;
+            return backend.db.values(...args);
+          },
+        },
+      });
+      const gated = Object.create(backend, { db: { value: db } }) as StorageBackend;
+      const tables = new SideTables(() => ({ cacheDir: root }));
+      const refusal = await tables.of(gated, Date.now() + 50).catch((e: unknown) => e);
+      expect(refusal).toBeInstanceOf(OptimadeError);
+      expect(refusal).toMatchObject({ status: 503, retryAfter: 5 });
+      const again = await tables.of(gated, Date.now() + 50).catch((e: unknown) => e);
+      expect(again).toMatchObject({ status: 503 });
+      expect(reads).toBe(1);
+      open();
+      const table = await tables.of(gated, Date.now() + 10_000);
+      expect(table.count).toBeGreaterThan(50);
+      expect(await tables.of(gated, Date.now() + 10_000)).toBe(table);
+      await tables.close();
+    } finally {
+      await backend.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,5 +1,6 @@
 /** `/structures` and `/structures/{id}`: pages of the side table, filtered and sorted in SQL. */
 import type { AppContext } from '../http/context.js';
+import { KeptMap } from '../util/kept-map.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
 import { parseFilter } from './filter-ast.js';
@@ -34,6 +35,10 @@ export async function listStructures(
     ...listing.sort.map((s) => `s.${s.column} ${s.descending ? 'DESC' : 'ASC'}`),
     's.sid ASC',
   ].join(', ');
+  // The count runs beside the page (the table's pool has two query processes).
+  const counting =
+    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter.params, budget);
+  counting.catch(() => undefined);
   const rows = await table.db.values(
     {
       sql: `SELECT s.sid FROM structures AS s${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
@@ -41,17 +46,7 @@ export async function listStructures(
     },
     budget,
   );
-  const total =
-    filter === undefined
-      ? table.count
-      : Number(
-          (
-            await table.db.values(
-              { sql: `SELECT count(*) FROM structures AS s${where}`, params: filter.params },
-              budget,
-            )
-          )[0]![0],
-        );
+  const total = await counting;
   const more = listing.offset + rows.length < total;
   const warnings = (filter?.foreign ?? []).map(
     (name) => `${name} is a property of another provider; it is treated as unknown (null) here`,
@@ -67,6 +62,27 @@ export async function listStructures(
     meta: meta(place, { dataReturned: total, dataAvailable: table.count, more, warnings }),
     links: { next: more ? nextPage(place, params, listing) : null },
   };
+}
+
+/**
+ * How many structures a filter matches: counted once per table and filter, as a table never changes (a live
+ * source's new data is a new table). Paging through 10^5 matches counts them at the first page only.
+ */
+const COUNTS_KEPT = 2_000;
+const counts = new WeakMap<SideTable, KeptMap<Promise<number>>>();
+
+function matches(table: SideTable, where: string, params: unknown[], budget: QueryBudget): Promise<number> {
+  let kept = counts.get(table);
+  if (kept === undefined) counts.set(table, (kept = new KeptMap(COUNTS_KEPT)));
+  const key = JSON.stringify([where, params]);
+  const found = kept.get(key);
+  if (found !== undefined) return found;
+  const counted = table.db
+    .values({ sql: `SELECT count(*) FROM structures AS s${where}`, params }, budget)
+    .then((rows) => Number(rows[0]![0]));
+  // A count that failed (a time limit) is asked again by the next request, not remembered.
+  counted.catch(() => kept.delete(key));
+  return kept.set(key, counted);
 }
 
 export async function oneStructure(
