@@ -55,6 +55,7 @@ export async function listStructures(
     data: (
       await entriesOf(
         backend,
+        table,
         rows.map((r) => Number(r[0])),
         budget,
       )
@@ -98,7 +99,7 @@ export async function oneStructure(
     { sql: 'SELECT sid FROM structures WHERE uuid = ?', params: [id], pointLookup: true },
     budget,
   );
-  const [entry] = rows.length === 0 ? [] : await entriesOf(backend, [Number(rows[0]![0])], budget);
+  const [entry] = rows.length === 0 ? [] : await entriesOf(backend, table, [Number(rows[0]![0])], budget);
   if (entry === undefined)
     throw new OptimadeError(
       404,
@@ -113,22 +114,31 @@ export async function oneStructure(
 }
 
 /**
+ * Entries computed lately, per table: first pages are asked again and again, and their structures are the same
+ * until the table is (a live source's changed structures make a new table).
+ */
+const ENTRIES_KEPT = 5_000;
+const entries = new WeakMap<SideTable, KeptMap<StructureProperties>>();
+
+/**
  * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
  * the table finds and orders them, the nodes give their values.
  */
 async function entriesOf(
   backend: StorageBackend,
+  table: SideTable,
   pks: number[],
   budget: QueryBudget,
 ): Promise<StructureProperties[]> {
-  if (pks.length === 0) return [];
-  const rows = await backend.db.values(structuresByPk(backend, pks), budget);
-  const byPk = new Map(rows.map((r) => [Number(r[0]), r]));
+  let kept = entries.get(table);
+  if (kept === undefined) entries.set(table, (kept = new KeptMap(ENTRIES_KEPT)));
+  const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
+  if (missing.length > 0) {
+    const rows = await backend.db.values(structuresByPk(backend, missing), budget);
+    for (const row of rows) kept.set(String(row[0]), structureProperties(nodeOf(row)));
+  }
   // A structure deleted from a live source since the table was built is left out of this page.
-  return pks.flatMap((pk) => {
-    const row = byPk.get(pk);
-    return row === undefined ? [] : [structureProperties(nodeOf(row))];
-  });
+  return pks.flatMap((pk) => kept.get(String(pk)) ?? []);
 }
 
 /** An entry as a resource object, with the links only a request's URL can give. */
