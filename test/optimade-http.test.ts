@@ -236,6 +236,12 @@ describe.skipIf(!existsSync(RICH))('OPTIMADE over HTTP on rich.aiida', () => {
       'elements HAS ALL "Si","O" AND nelements=2',
       (a) => a.elements.includes('Si') && a.elements.includes('O') && a.nelements === 2,
     ],
+    ['elements HAS ALL "Ga","S" AND nelements=2', (a) => a.elements.join() === 'Ga,S'],
+    [
+      'nelements=3 AND elements HAS ALL "Ga","N","Se" AND nsites < 4',
+      (a) => a.elements.join() === 'Ga,N,Se' && a.nsites < 4,
+    ],
+    ['nelements=2 AND elements HAS ALL "Ga","Ga"', (a) => a.nelements === 2 && a.elements.includes('Ga')],
     ['elements LENGTH 3', (a) => a.elements.length === 3],
     ['elements LENGTH >= 5', (a) => a.elements.length >= 5],
     ['species_at_sites LENGTH 2', (a) => a.species_at_sites.length === 2],

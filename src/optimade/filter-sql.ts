@@ -37,8 +37,13 @@ class Compiler {
   node(n: FilterNode): string {
     switch (n.type) {
       case 'or':
-      case 'and':
-        return `(${n.items.map((i) => this.node(i)).join(n.type === 'or' ? ' OR ' : ' AND ')})`;
+        return `(${n.items.map((i) => this.node(i)).join(' OR ')})`;
+      case 'and': {
+        // Bound in the order they are written: the added condition first.
+        const exact = this.exactElements(n.items);
+        const items = n.items.map((i) => this.node(i));
+        return `(${exact === undefined ? '' : `${exact} AND `}${items.join(' AND ')})`;
+      }
       case 'not':
         return `(NOT ${this.node(n.expr)})`;
       case 'bare':
@@ -63,6 +68,33 @@ class Compiler {
           `Correlated list queries (${n.properties.map((p) => p.join('.')).join(':')} HAS ...)`,
         );
     }
+  }
+
+  /**
+   * `elements HAS ALL a,b AND nelements=2` says the element set exactly: then the masks are equal to the query's,
+   * which the (nelements, mask_lo, mask_hi) index finds by seeking instead of testing every structure with two
+   * elements. The condition is added beside the others, which stay as they are.
+   */
+  exactElements(items: FilterNode[]): string | undefined {
+    const count = items.find(
+      (i) =>
+        i.type === 'compare' &&
+        i.op === '=' &&
+        i.left.kind === 'property' &&
+        i.left.path.join('.') === 'nelements' &&
+        i.right.kind === 'number',
+    ) as { right: { value: number } } | undefined;
+    if (count === undefined) return undefined;
+    for (const item of items) {
+      if (item.type !== 'has' || item.property.join('.') !== 'elements') continue;
+      if (item.mode !== 'all' && item.mode !== 'one') continue;
+      if (!item.values.every((e) => e.op === '=' && e.value.kind === 'string')) continue;
+      const symbols = new Set(item.values.map((e) => (e.value as { value: string }).value));
+      const mask = elementMask(symbols);
+      if (mask.unknown || symbols.size !== count.right.value) continue;
+      return `(s.nelements = ${this.bind(symbols.size)} AND s.mask_lo = CAST(${this.bind(String(mask.lo))} AS INTEGER) AND s.mask_hi = CAST(${this.bind(String(mask.hi))} AS INTEGER) AND s.mask_unknown = 0)`;
+    }
+    return undefined;
   }
 
   bind(value: unknown): string {
