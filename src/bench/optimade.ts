@@ -20,6 +20,40 @@ const FILTERS = {
   'nsites<10 sorted by nsites': `filter=${encodeURIComponent('nsites<10')}&sort=nsites`,
 };
 const SEQUENTIAL = 40;
+const PAIRS = ['Si', 'O', 'Fe', 'Ni', 'Ga', 'N', 'Ti', 'Al', 'Mg', 'Cu', 'Zn', 'S', 'Li', 'Na', 'Ca'];
+
+/**
+ * Forty filters of each shape that no request asked before (other element pairs, other site counts): their
+ * counts and entries are computed for each, as for a client's first question.
+ */
+function unseen(): Record<string, string[]> {
+  const pairs: string[] = [];
+  for (let i = 0; i < PAIRS.length && pairs.length < SEQUENTIAL; i++)
+    for (let j = i + 1; j < PAIRS.length && pairs.length < SEQUENTIAL; j++)
+      pairs.push(
+        `filter=${encodeURIComponent(`elements HAS ALL "${PAIRS[i]}","${PAIRS[j]}" AND nelements=2`)}`,
+      );
+  const sites = Array.from(
+    { length: SEQUENTIAL },
+    (_, k) => `filter=${encodeURIComponent(`nsites<${k + 2}`)}&sort=nsites`,
+  );
+  return {
+    'elements HAS ALL x,y AND nelements=2 (40 pairs)': pairs,
+    'nsites<k sorted by nsites (k = 2..41)': sites,
+  };
+}
+
+async function firstTimes(base: string, queries: string[]): Promise<{ p50: number; max: number }> {
+  const times: number[] = [];
+  for (const query of queries) {
+    const start = performance.now();
+    const r = await fetch(`${base}/optimade/v1/structures?page_limit=20&${query}`);
+    await r.text();
+    if (r.status !== 200) throw new Error(`${query}: ${r.status}`);
+    times.push(performance.now() - start);
+  }
+  return { p50: median(times), max: Math.max(...times) };
+}
 const LOAD_SECONDS = 5;
 const CLIENTS = 16;
 
@@ -69,8 +103,15 @@ export async function optimadeBench(structures: number, out: string) {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     try {
+      const fresh: Record<string, unknown> = {};
+      for (const [name, queries] of Object.entries(unseen())) {
+        fresh[name] = await firstTimes(base, queries);
+        log(`${name}, each asked once: ${JSON.stringify(fresh[name])}`);
+      }
+      results.firstPageNeverAsked = fresh;
       const pages: Record<string, unknown> = {};
       for (const [name, query] of Object.entries(FILTERS)) {
+        // Asked again and again: its count and entries are kept after the first.
         pages[name] = await sequential(`${base}/optimade/v1/structures?page_limit=20&${query}`);
         log(`${name}: ${JSON.stringify(pages[name])}`);
       }
