@@ -121,6 +121,17 @@ describe.skipIf(!existsSync(RICH))('OPTIMADE over HTTP on rich.aiida', () => {
     expect(versions.headers['content-type']).toBe('text/csv; header=present');
     expect(versions.body).toBe('version\n1\n');
     expect((await error('/optimade/v1/references')).status).toBe(404);
+    const head = await served.app.inject({ method: 'HEAD', url: '/optimade/v1/structures' });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toContain(MEDIA);
+    const preflight = await served.app.inject({
+      method: 'OPTIONS',
+      url: '/optimade/v1/structures',
+      headers: { origin: 'https://client.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
   });
 
   it("gives one entry by id, and 404 in the specification's form for an unknown one", async () => {

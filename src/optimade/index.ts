@@ -78,6 +78,18 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     );
   app.get('/optimade', notFound);
   app.get('/optimade/*', notFound);
+  // Preflight of browser clients (OPTIMADE's clients are often pages of other sites): every endpoint is read-only.
+  app.options('/optimade/*', async (request, reply) =>
+    reply
+      .code(204)
+      .headers({
+        Allow: 'GET, HEAD, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+        'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? 'Content-Type',
+        'Access-Control-Max-Age': '86400',
+      })
+      .send(),
+  );
 }
 
 /** Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value). */
