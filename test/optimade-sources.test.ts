@@ -117,6 +117,17 @@ describe.skipIf(!existsSync(RICH))('live profiles of the rich data', () => {
 
   it('core.sqlite_dos: the same entries, and a renamed structure is found by its new label after the write', async () => {
     const folder = await sqliteDosFolder(RICH, join(DATA, 'rich-container-packed.tar.gz'), root);
+    // A structure whose attributes AiiDA could not have written is left out, not allowed to stop the table.
+    const broken = new BetterSqlite3(join(folder, 'database.sqlite'));
+    broken
+      .prepare(
+        `INSERT INTO db_dbnode (uuid, node_type, label, description, ctime, mtime, attributes, extras, repository_metadata, user_id)
+         SELECT '0c0c0c0c-0000-4000-8000-000000000002', 'data.core.structure.StructureData.', 'broken', '', ctime, mtime,
+           '{"kinds": [{"name": "X"}], "sites": [{"kind_name": "X", "position": [0, 0, 0]}]}', '{}', '{}', user_id
+         FROM db_dbnode LIMIT 1`,
+      )
+      .run();
+    broken.close();
     const backend = await openSqliteDos(folder, { name: 'rich-live', cacheDir: join(root, 'cache-sqlite') });
     opened.push(backend);
     const { app, get } = await sameAsArchive(backend, archiveEntries);

@@ -16,7 +16,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Database, StorageBackend } from '../storage/types.js';
-import { structureProperties, type StructureNode, type StructureProperties } from './structure-entry.js';
+import { entryOf, type StructureNode, type StructureProperties } from './structure-entry.js';
 import { timestampMicros } from './timestamps.js';
 import { elementMask } from './element-masks.js';
 
@@ -127,13 +127,18 @@ async function build(backend: StorageBackend, target: string, version: string): 
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   const out = new BetterSqlite3(temp);
   let count = 0;
+  let skipped = 0;
   try {
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
     for (const sql of SCHEMA) out.exec(sql);
     const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(20).fill('?').join(', ')})`);
     const write = out.transaction((rows: unknown[][]) => {
-      for (const row of rows) insert.run(rowOf(structureProperties(nodeOf(row))));
+      for (const row of rows) {
+        const entry = entryOf(nodeOf(row));
+        if (entry === undefined) skipped += 1;
+        else insert.run(rowOf(entry));
+      }
     });
     // The next batch is read (in the storage's query process or database) while this one is computed.
     const read = (after: number) => {
@@ -157,12 +162,12 @@ async function build(backend: StorageBackend, target: string, version: string): 
     }
     for (const sql of INDEXES) out.exec(sql);
     out
-      .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?)')
-      .run('version', version, 'count', String(count));
+      .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?), (?, ?)')
+      .run('version', version, 'count', String(count - skipped), 'skipped', String(skipped));
     out.exec('ANALYZE');
     out.close();
     await rename(temp, target);
-    return count;
+    return count - skipped;
   } catch (error) {
     if (out.open) out.close();
     await rm(temp, { force: true });

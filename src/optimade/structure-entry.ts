@@ -95,6 +95,19 @@ export function structureProperties(node: StructureNode): StructureProperties {
   };
 }
 
+/**
+ * The entry of a node, or undefined for one whose attributes are not a structure AiiDA could have stored (a kind
+ * without weights, sites that are not lists): such a node is left out, not allowed to stop the whole table.
+ */
+export function entryOf(node: StructureNode): StructureProperties | undefined {
+  try {
+    const entry = structureProperties(node);
+    return entry.elements_ratios.every(Number.isFinite) ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** How many atoms of each element the cell holds: a site of an alloy kind counts its weights. */

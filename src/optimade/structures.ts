@@ -9,7 +9,7 @@ import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
 import { nodeOf, structuresByPk, type SideTable } from './side-table.js';
-import { structureProperties, type StructureProperties } from './structure-entry.js';
+import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
 export function prepareListing(params: URLSearchParams): { listing: ListingParams; filter?: CompiledFilter } {
@@ -135,7 +135,10 @@ async function entriesOf(
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
     const rows = await backend.db.values(structuresByPk(backend, missing), budget);
-    for (const row of rows) kept.set(String(row[0]), structureProperties(nodeOf(row)));
+    for (const row of rows) {
+      const entry = entryOf(nodeOf(row));
+      if (entry !== undefined) kept.set(String(row[0]), entry);
+    }
   }
   // A structure deleted from a live source since the table was built is left out of this page.
   return pks.flatMap((pk) => kept.get(String(pk)) ?? []);
