@@ -31,6 +31,7 @@ import { requestMix, type RequestKind } from './mix.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
 import { scaleMix } from './scale-mix.js';
 import { steadily } from './steady.js';
+import { optimadeBench } from './optimade.js';
 
 interface Options {
   nodes: number;
@@ -49,6 +50,7 @@ interface Options {
   out: string;
   sources?: number;
   sourcesAsked?: number;
+  optimade?: number;
 }
 
 interface Measure {
@@ -171,6 +173,7 @@ async function main(options: Options) {
     });
     return;
   }
+  if (options.optimade !== undefined) return optimadeBench(options.optimade, options.out);
   const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
@@ -451,6 +454,11 @@ new Command('bench')
     'with --backend postgres: measure this database, loaded from the same archive before, instead of loading one',
   )
   .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
+  .option(
+    '--optimade <structures>',
+    'measure the OPTIMADE API instead, on an archive of this many structures (src/bench/optimade.ts)',
+    atLeastOne('--optimade'),
+  )
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .option(
     '--sources <n>',

@@ -19,6 +19,7 @@ import { registerNodeItems } from './routes/node-items.js';
 import { registerNodeStats } from './routes/node-stats.js';
 import { registerQueryBuilder } from './routes/querybuilder.js';
 import { registerServer } from './routes/server.js';
+import { registerOptimade } from '../optimade/index.js';
 import { registerUi } from '../ops/ui.js';
 import { registerHealth } from '../ops/health.js';
 import { registerMetrics } from '../ops/metrics.js';
@@ -128,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerNodeItems(app, ctx);
   registerNodeStats(app, ctx);
   registerQueryBuilder(app, ctx);
+  registerOptimade(app, ctx);
   if (options.ui !== false) registerUi(app, ctx);
   // Not endpoints of the API: the root listing does not name them.
   registerOpenApi(app, ctx);

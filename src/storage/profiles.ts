@@ -147,6 +147,7 @@ function postgresSettings(options: ProfileOptions) {
     replicasOnly: options.replicasOnly,
     onChange: options.onServerChange,
     summaryDir: options.cacheDir === undefined ? undefined : join(options.cacheDir, 'summaries'),
+    cacheDir: options.cacheDir,
   };
 }
 
@@ -193,6 +194,7 @@ export async function openSqliteDos(
     name: options.name ?? root.split('/').pop() ?? 'sqlite_dos',
     kind: 'sqlite-profile',
     aiidaVersion: '2.x (core.sqlite_dos)',
+    ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     db,
     repository,
     // The database file (and its write-ahead log) change whenever AiiDA writes.

@@ -81,6 +81,8 @@ export interface StorageBackend {
    * are recomputed. Archives never change and have none.
    */
   dataVersion?(): Promise<string>;
+  /** The cache folder of this source: where Quarry keeps what it derives from the data (never the data itself). */
+  readonly cacheDir?: string;
   /** Where a live database's summaries outlast a restart of Quarry (none: computed again at each start). */
   readonly summaryFiles?: SummaryFiles;
   /** A whole-database summary computed when the storage was prepared (an archive's copy has them), as JSON. */

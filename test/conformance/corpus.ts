@@ -87,3 +87,12 @@ export function readLines(file: string): string[] {
   const text = (file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
   return text.split('\n').filter((line) => line.trim() !== '');
 }
+
+/**
+ * The OPTIMADE specification's own filter examples, beside aiida-core's archives in ../shared (they are the
+ * specification's, read there and never copied); undefined where they are not here.
+ */
+export function optimadeFilterExamples(): string | undefined {
+  const dir = join(sharedConformanceDir(), '..', 'optimade', 'filters');
+  return existsSync(dir) ? dir : undefined;
+}

@@ -52,12 +52,8 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         `${file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
       );
     }
-    const dbFile = await extractDatabase(
-      zip,
-      options.cacheDir ?? defaultCacheDir(),
-      options.onExtractProgress,
-      options.extractWaitMs,
-    );
+    const cacheDir = options.cacheDir ?? defaultCacheDir();
+    const dbFile = await extractDatabase(zip, cacheDir, options.onExtractProgress, options.extractWaitMs);
     try {
       db = await SqlitePool.open(dbFile, {
         size: options.workers,
@@ -72,7 +68,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
         `${file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
       );
     }
-    return archiveBackend(file, metadata, db, zip, await archiveIdentity(zip));
+    return { ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)), cacheDir };
   } catch (error) {
     await db?.close();
     zip.close();

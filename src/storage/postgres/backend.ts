@@ -12,6 +12,8 @@ export interface OpenPostgresOptions extends Omit<PostgresOptions, 'url'>, Serve
   replicas?: string[];
   /** The folder where its summaries are kept across restarts (none: computed again at each start). */
   summaryDir?: string;
+  /** The source's cache folder (see StorageBackend.cacheDir). */
+  cacheDir?: string;
 }
 
 /** Schema revisions of aiida-core 2.x whose tables Quarry reads. */
@@ -22,7 +24,7 @@ export async function openPostgres(
   repository: Repository,
   options: OpenPostgresOptions,
 ): Promise<StorageBackend> {
-  const { replicas = [], replicasOnly, retryMs, onChange, summaryDir, ...settings } = options;
+  const { replicas = [], replicasOnly, retryMs, onChange, summaryDir, cacheDir, ...settings } = options;
   const db = new PostgresServers(
     new PostgresDatabase({ url, ...settings }),
     replicas.map((replica) => new PostgresDatabase({ ...settings, url: replica })),
@@ -48,6 +50,7 @@ export async function openPostgres(
       return (this.db.dataVersion as NonNullable<typeof this.db.dataVersion>)();
     },
     ...(summaryDir === undefined ? {} : { summaryFiles: new SummaryFiles(summaryDir) }),
+    ...(cacheDir === undefined ? {} : { cacheDir }),
     health: () => db.health(),
     async close() {
       if (closed) return;

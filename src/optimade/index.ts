@@ -1,0 +1,112 @@
+/**
+ * The OPTIMADE API (v1.3) beside the v4 API: `/optimade/v1/` for the source, `/optimade/versions`, and the
+ * index meta-database at `/optimade/index/v1/`. Every URL an answer names is built from the request's own URL,
+ * so the same handlers serve a source mounted under a path.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../http/context.js';
+import { requestUrl } from '../http/url.js';
+import type { StorageBackend } from '../storage/types.js';
+import { OptimadeError } from './errors.js';
+import { placeOf, sendDocument, sendError, type Place } from './envelope.js';
+import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
+import { readParams, responseFields, type Endpoint } from './params.js';
+import { listStructures, oneStructure, prepareListing } from './structures.js';
+import { SideTables } from './tables.js';
+
+/** The source a request addresses: the one place to change when sources are served under their own paths. */
+export function sourceOf(ctx: AppContext, _request: FastifyRequest): StorageBackend {
+  return ctx.backends[0]!;
+}
+
+type Handler = (request: FastifyRequest, place: Place, params: URLSearchParams) => Promise<unknown> | unknown;
+
+export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
+  const tables = new SideTables((backend) => ({
+    cacheDir: backend.cacheDir,
+    queryTimeoutMs: ctx.queryTimeoutMs,
+  }));
+  app.addHook('onClose', async () => tables.close());
+
+  const route = (path: string, endpoint: Endpoint, handler: Handler) =>
+    app.get(path, async (request, reply) => {
+      const place = placeOf(ctx, request);
+      try {
+        const params = readParams(requestUrl(request, ctx.origin).rawQuery, endpoint);
+        return sendDocument(reply, (await handler(request, place, params)) as Record<string, unknown>);
+      } catch (error) {
+        return sendError(reply, place, asOptimade(error));
+      }
+    });
+  const budget = () => ({ deadline: Date.now() + ctx.queryTimeoutMs });
+
+  const versions = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.type('text/csv; header=present').send(VERSIONS_CSV);
+  app.get('/optimade/versions', versions);
+  app.get('/optimade/index/versions', versions);
+
+  route('/optimade/v1/info', 'other', (_r, place) => sourceInfo(place));
+  route('/optimade/v1/info/structures', 'other', (_r, place) => structuresInfo(place));
+  route('/optimade/v1/links', 'other', (_r, place) => sourceLinks(place));
+  route('/optimade/v1/structures', 'listing', async (request, place, params) => {
+    const prepared = prepareListing(params);
+    const b = budget();
+    const backend = sourceOf(ctx, request);
+    const table = await tables.of(backend, b.deadline);
+    return listStructures(ctx, place, backend, table, params, prepared, b);
+  });
+  route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
+    const fields = responseFields(params.get('response_fields'));
+    const b = budget();
+    const backend = sourceOf(ctx, request);
+    const table = await tables.of(backend, b.deadline);
+    return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
+  });
+  route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx.backends));
+  route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));
+
+  // Anything else under /optimade is answered in OPTIMADE's form, not the v4 API's.
+  const notFound = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendError(
+      reply,
+      placeOf(ctx, request),
+      new OptimadeError(
+        404,
+        'Not Found',
+        'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
+      ),
+    );
+  app.get('/optimade', notFound);
+  app.get('/optimade/*', notFound);
+  // Preflight of browser clients (OPTIMADE's clients are often pages of other sites): every endpoint is read-only.
+  app.options('/optimade/*', async (request, reply) =>
+    reply
+      .code(204)
+      .headers({
+        Allow: 'GET, HEAD, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+        'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? 'Content-Type',
+        'Access-Control-Max-Age': '86400',
+      })
+      .send(),
+  );
+}
+
+/** Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value). */
+function asOptimade(error: unknown): OptimadeError {
+  if (error instanceof OptimadeError) return error;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 600) {
+    const titles: Record<number, string> = {
+      400: 'Bad Request',
+      502: 'Bad Gateway',
+      503: 'Service Unavailable',
+    };
+    const out = new OptimadeError(status, titles[status] ?? 'Error', (error as Error).message);
+    const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
+    return Object.assign(out, {
+      retryAfter: typeof retryAfter === 'number' ? retryAfter : status === 503 ? 5 : undefined,
+    });
+  }
+  throw error;
+}

@@ -1,0 +1,96 @@
+/** `/info`, `/info/structures`, `/links` and `/versions`, for a source and for the index meta-database. */
+import type { AppContext } from '../http/context.js';
+import type { StorageBackend } from '../storage/types.js';
+import { API_VERSION, indexBase, meta, sourceBase, type Place } from './envelope.js';
+import { STRUCTURE_PROPERTIES } from './properties.js';
+
+export const VERSIONS_CSV = 'version\n1\n';
+
+function baseInfo(place: Place, isIndex: boolean) {
+  return {
+    api_version: API_VERSION,
+    available_api_versions: [{ url: `${place.base}/`, version: API_VERSION }],
+    formats: ['json'],
+    entry_types_by_format: { json: isIndex ? [] : ['structures'] },
+    available_endpoints: isIndex ? ['info', 'links'] : ['info', 'links', 'structures'],
+    is_index: isIndex,
+  };
+}
+
+export function sourceInfo(place: Place) {
+  return { data: { type: 'info', id: '/', attributes: baseInfo(place, false) }, meta: meta(place) };
+}
+
+export function indexInfo(place: Place, sources: StorageBackend[]) {
+  return {
+    data: {
+      type: 'info',
+      id: '/',
+      attributes: baseInfo(place, true),
+      relationships: { default: { data: { type: 'links', id: sources[0]!.name } } },
+    },
+    meta: meta(place),
+  };
+}
+
+export function structuresInfo(place: Place) {
+  const properties: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(STRUCTURE_PROPERTIES)) {
+    properties[name] = {
+      description: p.description,
+      type: p.type,
+      unit: p.unit ?? null,
+      sortable: p.sortable,
+      queryable: p.column !== undefined,
+      'x-optimade-type': p.type,
+      'x-optimade-unit': p.unit ?? 'inapplicable',
+      'x-optimade-implementation': {
+        sortable: p.sortable,
+        'query-support': p.column === undefined ? 'none' : 'all mandatory',
+      },
+    };
+  }
+  return {
+    data: {
+      type: 'info',
+      id: 'structures',
+      description: 'AiiDA StructureData nodes as OPTIMADE structures',
+      properties,
+      formats: ['json'],
+      output_fields_by_format: { json: Object.keys(properties) },
+    },
+    meta: meta(place),
+  };
+}
+
+const link = (id: string, name: string, description: string, baseUrl: string, type: string) => ({
+  type: 'links',
+  id,
+  attributes: { name, description, base_url: baseUrl, homepage: null, link_type: type },
+});
+
+const rootLink = (place: Place) =>
+  link('index', 'Quarry index', 'The index of every source this Quarry serves', indexBase(place), 'root');
+
+/** The sources the index lists, each with the path it is mounted at (today: the first source, at the root). */
+export function childDatabases(ctx: AppContext): { backend: StorageBackend; mount: string }[] {
+  return [{ backend: ctx.backends[0]!, mount: '' }];
+}
+
+export function sourceLinks(place: Place) {
+  return { data: [rootLink(place)], meta: meta(place, { dataReturned: 1 }) };
+}
+
+export function indexLinks(ctx: AppContext, place: Place) {
+  const children = childDatabases(ctx).map(({ backend, mount }) =>
+    link(
+      backend.name,
+      backend.name,
+      `${backend.kind} ${backend.name} (AiiDA ${backend.aiidaVersion}) served by Quarry`,
+      sourceBase(place, mount),
+      'child',
+    ),
+  );
+  const data = [rootLink(place), ...children];
+  return { data, meta: meta(place, { dataReturned: data.length }) };
+}

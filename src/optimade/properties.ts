@@ -1,0 +1,128 @@
+/**
+ * The properties of a `structures` entry as Quarry serves them: what `/info/structures` says of each, and how
+ * a filter or a sort reaches it in the side table (side-table.ts).
+ */
+
+export type PropertyType = 'string' | 'integer' | 'float' | 'boolean' | 'timestamp' | 'list' | 'dictionary';
+
+export interface PropertyInfo {
+  description: string;
+  type: PropertyType;
+  /** The type of a list's items, for filters on it. */
+  itemType?: 'string' | 'integer' | 'float';
+  unit?: string;
+  /** Default answer includes it (no `response_fields`). */
+  default: boolean;
+  /** The side table column a filter or sort reads; none: the property can be returned, not queried. */
+  column?: string;
+  /** Its values can be ordered (a scalar column). */
+  sortable: boolean;
+  /** May be null: IS UNKNOWN can match. */
+  nullable?: boolean;
+}
+
+/** Quarry's database-provider prefix, as `_quarry_label`. */
+export const PREFIX = 'quarry';
+
+const scalar = (
+  description: string,
+  type: PropertyType,
+  column: string,
+  extra: Partial<PropertyInfo> = {},
+): PropertyInfo => ({ description, type, column, sortable: true, default: true, ...extra });
+
+const list = (
+  description: string,
+  itemType: 'string' | 'integer' | 'float',
+  column: string | undefined,
+  extra: Partial<PropertyInfo> = {},
+): PropertyInfo => ({
+  description,
+  type: 'list',
+  itemType,
+  column,
+  sortable: false,
+  default: true,
+  ...extra,
+});
+
+export const STRUCTURE_PROPERTIES: Record<string, PropertyInfo> = {
+  id: scalar("The entry's ID: the UUID of the AiiDA StructureData node.", 'string', 'uuid'),
+  type: {
+    description: 'The entry type: always "structures".',
+    type: 'string',
+    sortable: false,
+    default: true,
+    column: "'structures'",
+  },
+  immutable_id: scalar('The UUID of the AiiDA node, which never changes.', 'string', 'uuid'),
+  last_modified: scalar('When the node was last modified (its mtime).', 'timestamp', 'last_modified'),
+  elements: list(
+    'The chemical symbols of the elements of the structure, in alphabetical order.',
+    'string',
+    'elements',
+  ),
+  nelements: scalar('The number of different elements.', 'integer', 'nelements'),
+  elements_ratios: list(
+    'The share of each element of `elements` among the atoms of the cell (partly occupied sites count their weights).',
+    'float',
+    'elements_ratios',
+  ),
+  chemical_formula_descriptive: scalar(
+    "The formula AiiDA gives the structure (get_formula in Hill mode, alloy kinds in braces): the v4 API's derived_properties.formula.",
+    'string',
+    'chemical_formula_descriptive',
+  ),
+  chemical_formula_reduced: scalar(
+    'Elements in alphabetical order with the smallest integer proportions (partial occupations rounded after scaling by up to 100).',
+    'string',
+    'chemical_formula_reduced',
+  ),
+  chemical_formula_hill: scalar(
+    "The cell's formula in Hill order, unreduced; null for a disordered structure.",
+    'string',
+    'chemical_formula_hill',
+    { nullable: true },
+  ),
+  chemical_formula_anonymous: scalar(
+    'The reduced formula with elements ordered by proportion and named A, B, C, ...',
+    'string',
+    'chemical_formula_anonymous',
+  ),
+  dimension_types: list(
+    "1 for each periodic direction of the cell (AiiDA's pbc), 0 otherwise.",
+    'integer',
+    'dimension_types',
+  ),
+  nperiodic_dimensions: scalar('The number of periodic directions.', 'integer', 'nperiodic_dimensions'),
+  lattice_vectors: list("The three cell vectors (AiiDA's cell).", 'float', undefined, { unit: 'Å' }),
+  cartesian_site_positions: list('The Cartesian position of each site.', 'float', undefined, { unit: 'Å' }),
+  nsites: scalar('The number of sites.', 'integer', 'nsites'),
+  species_at_sites: list('The species (AiiDA kind name) of each site.', 'string', 'species_at_sites'),
+  species: {
+    description:
+      "The species: one per AiiDA kind, with its symbols, weights as concentrations, a vacancy where the weights sum to less than one, and the kind's mass where the kind is one element.",
+    type: 'list',
+    sortable: false,
+    default: true,
+  },
+  structure_features: list(
+    '"disorder" where a kind mixes elements or vacancies; empty otherwise.',
+    'string',
+    'structure_features',
+  ),
+  _quarry_pk: scalar("The node's pk in the AiiDA database.", 'integer', 'sid'),
+  _quarry_label: scalar("The node's label.", 'string', 'label'),
+  _quarry_creator: scalar(
+    'The UUID of the calculation that created the structure, null when none did.',
+    'string',
+    'creator',
+    { nullable: true },
+  ),
+  _quarry_url: {
+    description: 'The node in the AiiDA REST API v4 of the same source.',
+    type: 'string',
+    sortable: false,
+    default: true,
+  },
+};

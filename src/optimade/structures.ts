@@ -1,0 +1,179 @@
+/** `/structures` and `/structures/{id}`: pages of the side table, filtered and sorted in SQL. */
+import type { AppContext } from '../http/context.js';
+import { KeptMap } from '../util/kept-map.js';
+import type { QueryBudget, StorageBackend } from '../storage/types.js';
+import { OptimadeError } from './errors.js';
+import { parseFilter } from './filter-ast.js';
+import { compileFilter, type CompiledFilter } from './filter-sql.js';
+import { meta, type Place } from './envelope.js';
+import { listingParams, type ListingParams } from './params.js';
+import { STRUCTURE_PROPERTIES } from './properties.js';
+import { nodeOf, structuresByPk, type SideTable } from './side-table.js';
+import { entryOf, type StructureProperties } from './structure-entry.js';
+
+/** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
+export function prepareListing(params: URLSearchParams): { listing: ListingParams; filter?: CompiledFilter } {
+  const listing = listingParams(params);
+  return {
+    listing,
+    filter: listing.filter === undefined ? undefined : compileFilter(parseFilter(listing.filter)),
+  };
+}
+
+export async function listStructures(
+  ctx: AppContext,
+  place: Place,
+  backend: StorageBackend,
+  table: SideTable,
+  params: URLSearchParams,
+  prepared: ReturnType<typeof prepareListing>,
+  budget: QueryBudget,
+): Promise<Record<string, unknown>> {
+  const { listing, filter } = prepared;
+  const where = filter === undefined ? '' : ` WHERE ${filter.where}`;
+  const order = [
+    ...listing.sort.map((s) => `s.${s.column} ${s.descending ? 'DESC' : 'ASC'}`),
+    's.sid ASC',
+  ].join(', ');
+  // The count runs beside the page (the table's pool has two query processes).
+  const counting =
+    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter.params, budget);
+  counting.catch(() => undefined);
+  const rows = await table.db.values(
+    {
+      sql: `SELECT s.sid FROM structures AS s${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      params: [...(filter?.params ?? []), listing.limit, listing.offset],
+    },
+    budget,
+  );
+  const total = await counting;
+  const more = listing.offset + rows.length < total;
+  const warnings = (filter?.foreign ?? []).map(
+    (name) => `${name} is a property of another provider; it is treated as unknown (null) here`,
+  );
+  return {
+    data: (
+      await entriesOf(
+        backend,
+        table,
+        rows.map((r) => Number(r[0])),
+        budget,
+      )
+    ).map((e) => resource(ctx, place, e, listing.fields)),
+    meta: meta(place, { dataReturned: total, dataAvailable: table.count, more, warnings }),
+    links: { next: more ? nextPage(place, params, listing) : null },
+  };
+}
+
+/**
+ * How many structures a filter matches: counted once per table and filter, as a table never changes (a live
+ * source's new data is a new table). Paging through 10^5 matches counts them at the first page only.
+ */
+const COUNTS_KEPT = 2_000;
+const counts = new WeakMap<SideTable, KeptMap<Promise<number>>>();
+
+function matches(table: SideTable, where: string, params: unknown[], budget: QueryBudget): Promise<number> {
+  let kept = counts.get(table);
+  if (kept === undefined) counts.set(table, (kept = new KeptMap(COUNTS_KEPT)));
+  const key = JSON.stringify([where, params]);
+  const found = kept.get(key);
+  if (found !== undefined) return found;
+  const counted = table.db
+    .values({ sql: `SELECT count(*) FROM structures AS s${where}`, params }, budget)
+    .then((rows) => Number(rows[0]![0]));
+  // A count that failed (a time limit) is asked again by the next request, not remembered.
+  counted.catch(() => kept.delete(key));
+  return kept.set(key, counted);
+}
+
+export async function oneStructure(
+  ctx: AppContext,
+  place: Place,
+  backend: StorageBackend,
+  table: SideTable,
+  id: string,
+  fields: string[] | undefined,
+  budget: QueryBudget,
+): Promise<Record<string, unknown>> {
+  const rows = await table.db.values(
+    { sql: 'SELECT sid FROM structures WHERE uuid = ?', params: [id], pointLookup: true },
+    budget,
+  );
+  const [entry] = rows.length === 0 ? [] : await entriesOf(backend, table, [Number(rows[0]![0])], budget);
+  if (entry === undefined)
+    throw new OptimadeError(
+      404,
+      'Not Found',
+      `no structure has the id ${JSON.stringify(id)} (ids are node UUIDs)`,
+    );
+  return {
+    data: resource(ctx, place, entry, fields),
+    meta: meta(place, { dataReturned: 1, dataAvailable: table.count }),
+    links: { self: `${place.base}/structures/${encodeURIComponent(id)}` },
+  };
+}
+
+/**
+ * Entries computed lately, per table: first pages are asked again and again, and their structures are the same
+ * until the table is (a live source's changed structures make a new table).
+ */
+const ENTRIES_KEPT = 5_000;
+const entries = new WeakMap<SideTable, KeptMap<StructureProperties>>();
+
+/**
+ * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
+ * the table finds and orders them, the nodes give their values.
+ */
+async function entriesOf(
+  backend: StorageBackend,
+  table: SideTable,
+  pks: number[],
+  budget: QueryBudget,
+): Promise<StructureProperties[]> {
+  let kept = entries.get(table);
+  if (kept === undefined) entries.set(table, (kept = new KeptMap(ENTRIES_KEPT)));
+  const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
+  if (missing.length > 0) {
+    const rows = await backend.db.values(structuresByPk(backend, missing), budget);
+    for (const row of rows) {
+      const entry = entryOf(nodeOf(row));
+      if (entry !== undefined) kept.set(String(row[0]), entry);
+    }
+  }
+  // A structure deleted from a live source since the table was built is left out of this page.
+  return pks.flatMap((pk) => kept.get(String(pk)) ?? []);
+}
+
+/** An entry as a resource object, with the links only a request's URL can give. */
+function resource(ctx: AppContext, place: Place, entry: StructureProperties, fields: string[] | undefined) {
+  const properties: Record<string, unknown> = { ...entry };
+  const uuid = properties.immutable_id as string;
+  properties._quarry_url = `${place.origin}${place.mount}${ctx.prefix}/nodes/${uuid}`;
+  let attributes: Record<string, unknown>;
+  if (fields === undefined) {
+    attributes = properties;
+  } else {
+    attributes = {};
+    for (const name of fields)
+      if (name !== 'id' && name !== 'type') attributes[name] = properties[name] ?? null;
+  }
+  return {
+    id: uuid,
+    type: 'structures',
+    attributes,
+    links: { self: `${place.base}/structures/${uuid}` },
+  };
+}
+
+/** The next page's URL: the request's own, with page_offset moved on (and page_number dropped). */
+function nextPage(place: Place, params: URLSearchParams, listing: ListingParams): string {
+  const next = new URLSearchParams(params);
+  next.delete('page_number');
+  next.set('page_offset', String(listing.offset + listing.limit));
+  next.set('page_limit', String(listing.limit));
+  return `${place.base}/structures?${next.toString()}`;
+}
+
+export const DEFAULT_FIELDS = Object.keys(STRUCTURE_PROPERTIES).filter(
+  (k) => STRUCTURE_PROPERTIES[k]!.default,
+);

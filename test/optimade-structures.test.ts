@@ -1,0 +1,122 @@
+/**
+ * Every StructureData of the rich conformance archive as an OPTIMADE entry agrees with what the v4 API of the
+ * same server says of the node: its formula and dimensionality (derived_properties), cell, periodicity, sites
+ * and kinds (attributes), its pk, label and creating calculation; and the OPTIMADE properties are consistent
+ * among themselves as the specification defines them.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { richFile } from './conformance/corpus.js';
+import { allEntries, optimadeApp } from './optimade-support.js';
+
+const RICH = richFile('rich.aiida');
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** `Ba2TiO3` -> {Ba: 2, Ti: 1, O: 3}. */
+function counts(formula: string): Map<string, number> {
+  return new Map([...formula.matchAll(/([A-Z][a-z]*)(\d*)/g)].map((m) => [m[1]!, m[2] ? Number(m[2]) : 1]));
+}
+
+describe('structures of rich.aiida against the v4 API', () => {
+  let served: Awaited<ReturnType<typeof optimadeApp>>;
+  let entries: any[];
+  beforeAll(async () => {
+    served = await optimadeApp(RICH);
+    entries = await allEntries(served.get, 'page_limit=17');
+  });
+  afterAll(async () => served?.close());
+
+  it('lists every StructureData node, once', async () => {
+    const v4 = (
+      await served.get('/api/v4/nodes?node_type="data.core.structure.StructureData."&limit=400')
+    ).json();
+    const uuids = v4.data.nodes.map((n: { uuid: string }) => n.uuid).sort();
+    expect(uuids.length).toBeGreaterThan(50);
+    expect(entries.map((e) => e.id).sort()).toEqual(uuids);
+  });
+
+  it('agrees with derived_properties, attributes, the node and its incoming create link, for each', async () => {
+    for (const entry of entries) {
+      const a = entry.attributes;
+      const base = `/api/v4/nodes/${entry.id}`;
+      const derived = (await served.get(`${base}/contents/derived_properties`)).json().data
+        .derived_properties;
+      const attrs = (await served.get(`${base}/contents/attributes`)).json().data.attributes;
+      const node = (await served.get(base)).json().data.nodes[0];
+      const incoming = (await served.get(`${base}/links/incoming`)).json().data.incoming;
+
+      expect(a.chemical_formula_descriptive, entry.id).toBe(derived.formula);
+      expect(a.nperiodic_dimensions).toBe(derived.dimensionality.dim);
+      expect(a.lattice_vectors).toEqual(attrs.cell);
+      expect(a.dimension_types).toEqual([attrs.pbc1, attrs.pbc2, attrs.pbc3].map((p) => (p ? 1 : 0)));
+      expect(a.cartesian_site_positions).toEqual(attrs.sites.map((s: any) => s.position));
+      expect(a.species_at_sites).toEqual(attrs.sites.map((s: any) => s.kind_name));
+      expect(a.nsites).toBe(attrs.sites.length);
+      expect(a.species.map((s: any) => s.name)).toEqual(attrs.kinds.map((k: any) => k.name));
+      for (const [i, kind] of attrs.kinds.entries()) {
+        const species = a.species[i];
+        expect(species.chemical_symbols.slice(0, kind.symbols.length)).toEqual(kind.symbols);
+        expect(species.concentration.slice(0, kind.weights.length)).toEqual(kind.weights);
+        const total = species.concentration.reduce((x: number, y: number) => x + y, 0);
+        expect(total).toBeCloseTo(1, 9);
+        if (species.chemical_symbols.length > kind.symbols.length)
+          expect(species.chemical_symbols.at(-1)).toBe('vacancy');
+        if (kind.symbols.length === 1 && kind.mass !== undefined) expect(species.mass[0]).toBe(kind.mass);
+      }
+      expect(a._quarry_pk).toBe(node.id);
+      expect(a._quarry_label).toBe(node.label);
+      // The v4 API writes mtime to the second (RFC 1123); OPTIMADE keeps the microseconds.
+      expect(a.last_modified).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+      expect(Math.floor(Date.parse(a.last_modified) / 1000) * 1000).toBe(Date.parse(node.mtime));
+      const creator = incoming.find((l: any) => l.link_type === 'create');
+      expect(a._quarry_creator).toBe(creator?.uuid ?? null);
+      expect(a._quarry_url).toBe(`http://localhost:80/api/v4/nodes/${entry.id}`);
+      expect(a.immutable_id).toBe(entry.id);
+    }
+  });
+
+  it("keeps the specification's rules between its own properties", () => {
+    for (const { attributes: a } of entries) {
+      const kinds = new Map(a.species.map((s: any) => [s.name, s]));
+      const elements = new Set<string>();
+      for (const name of a.species_at_sites)
+        for (const symbol of (kinds.get(name) as any).chemical_symbols)
+          if (symbol !== 'vacancy') elements.add(symbol);
+      expect(a.elements).toEqual([...elements].sort());
+      expect(a.nelements).toBe(a.elements.length);
+      expect(a.elements_ratios).toHaveLength(a.nelements);
+      expect(a.elements_ratios.reduce((x: number, y: number) => x + y, 0)).toBeCloseTo(1, 12);
+      const disorder = a.species.some((s: any) => s.chemical_symbols.length > 1);
+      expect(a.structure_features).toEqual(disorder ? ['disorder'] : []);
+      const reduced = counts(a.chemical_formula_reduced);
+      expect([...reduced.keys()]).toEqual(a.elements);
+      const proportions = [...reduced.values()];
+      expect(proportions.reduce(gcd)).toBe(1);
+      // The anonymous formula is the reduced one's proportions, largest first.
+      const anonymous = [...a.chemical_formula_anonymous.matchAll(/([A-Z][a-z]*)(\d*)/g)].map((m: any) =>
+        m[2] ? Number(m[2]) : 1,
+      );
+      expect(anonymous).toEqual([...proportions].sort((x, y) => y - x));
+      if (!disorder) {
+        // Whole atoms: the Hill formula counts the cell's sites, and reduces to the reduced formula.
+        const hill = counts(a.chemical_formula_hill);
+        expect([...hill.values()].reduce((x, y) => x + y, 0)).toBe(a.nsites);
+        const divisor = [...hill.values()].reduce(gcd);
+        for (const [symbol, n] of hill) expect(reduced.get(symbol)).toBe(n / divisor);
+        a.elements.forEach((symbol: string, i: number) =>
+          expect(a.elements_ratios[i]).toBeCloseTo(hill.get(symbol)! / a.nsites, 12),
+        );
+      } else {
+        expect(a.chemical_formula_hill).toBeNull();
+      }
+    }
+  });
+
+  it('includes disordered, molecular, 1D and 2D structures (the fixture covers the cases)', () => {
+    const features = entries.map((e) => e.attributes);
+    expect(features.some((a) => a.structure_features.includes('disorder'))).toBe(true);
+    expect(new Set(features.map((a) => a.nperiodic_dimensions))).toEqual(new Set([0, 1, 2, 3]));
+    expect(features.some((a) => a._quarry_creator !== null)).toBe(true);
+  });
+});
