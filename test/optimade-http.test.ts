@@ -112,10 +112,15 @@ describe('OPTIMADE over HTTP on rich.aiida', () => {
       .json()
       .data.filter((l: any) => l.attributes.link_type === 'child');
     expect(children.map((c: any) => [c.id, c.attributes.base_url])).toEqual([
-      ['rich', 'http://localhost:80/optimade/v1'],
+      ['rich', 'http://localhost:80/rich/optimade/v1'],
     ]);
-    // The child's base URL answers.
-    expect((await served.get(new URL(`${children[0].attributes.base_url}/info`).pathname)).status).toBe(200);
+    // The child's base URL answers, and its links name the index at the server's root as theirs.
+    const child = new URL(children[0].attributes.base_url).pathname;
+    const childInfo = await served.get(`${child}/info`);
+    expect(childInfo.status).toBe(200);
+    expect(childInfo.json().meta.query.representation).toBe('/info');
+    const childRoot = (await served.get(`${child}/links`)).json().data.find((l: any) => l.id === 'index');
+    expect(childRoot?.attributes.base_url).toBe('http://localhost:80/optimade/index/v1');
 
     const versions = await served.get('/optimade/versions');
     expect(versions.headers['content-type']).toBe('text/csv; header=present');

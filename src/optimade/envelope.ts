@@ -1,22 +1,22 @@
 /** The JSON:API documents of OPTIMADE answers: `meta`, `links`, errors, and the base URLs they name. */
-import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { mountOf } from '../http/mount.js';
 import { requestUrl } from '../http/url.js';
+import { quarryVersion } from '../util/version.js';
 import { OptimadeError } from './errors.js';
 import { PREFIX } from './properties.js';
 
 export const API_VERSION = '1.3.0';
 export const MEDIA_TYPE = 'application/vnd.api+json';
 
-const QUARRY_VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const QUARRY_VERSION = quarryVersion();
 
 /**
- * Where the request is, from its own URL: `origin` (scheme, host and any public path), `mount` (the path before
- * `/optimade`: empty today, `/<source>` under a portal), `base` (the versioned base URL the request is under)
- * and `representation` (the part of the URL after it, with the query).
+ * Where the request is, from its own URL: `origin` (scheme, host and any public path: the server's, where the
+ * index is), `mount` (the path before `/optimade`: empty for the first source, `/<source>` for a source by its
+ * path), `base` (the versioned base URL the request is under) and `representation` (the part of the URL after
+ * it, with the query).
  */
 export interface Place {
   origin: string;
@@ -27,9 +27,12 @@ export interface Place {
 
 export function placeOf(ctx: AppContext, request: FastifyRequest): Place {
   const url = requestUrl(request, ctx.origin);
-  const origin = url.urlRoot.replace(/\/$/, '');
+  // A source by its path has its mount at the end of the URL root (src/http/mount.ts); the index is the server's.
+  const sourceMount = mountOf(request.raw)?.prefix ?? '';
+  const root = url.urlRoot.replace(/\/$/, '');
+  const origin = sourceMount !== '' && root.endsWith(sourceMount) ? root.slice(0, -sourceMount.length) : root;
   const m = /^(.*?)\/optimade(\/index)?(\/v1)?(\/.*)?$/.exec(url.rawPath.replace(/\/+$/, ''));
-  const mount = m?.[1] ?? '';
+  const mount = `${sourceMount}${m?.[1] ?? ''}`;
   const base = `${origin}${mount}/optimade${m?.[2] ?? ''}${m?.[3] ?? ''}`;
   const rest = m?.[4] ?? '/';
   return { origin, mount, base, representation: `${rest}${url.rawQuery === '' ? '' : `?${url.rawQuery}`}` };

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { requestSource } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
@@ -15,8 +16,8 @@ import { listStructures, oneStructure, prepareListing } from './structures.js';
 import { SideTables } from './tables.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
-export function sourceOf(ctx: AppContext, _request: FastifyRequest): StorageBackend {
-  return ctx.backends[0]!;
+export function sourceOf(ctx: AppContext, request: FastifyRequest): StorageBackend {
+  return requestSource(ctx, request);
 }
 
 type Handler = (request: FastifyRequest, place: Place, params: URLSearchParams) => Promise<unknown> | unknown;
@@ -62,7 +63,7 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     const table = await tables.of(backend, b.deadline);
     return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
   });
-  route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx.backends));
+  route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx));
   route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));
 
   // Anything else under /optimade is answered in OPTIMADE's form, not the v4 API's.

@@ -1,6 +1,5 @@
 /** `/info`, `/info/structures`, `/links` and `/versions`, for a source and for the index meta-database. */
 import type { AppContext } from '../http/context.js';
-import type { StorageBackend } from '../storage/types.js';
 import { API_VERSION, indexBase, meta, sourceBase, type Place } from './envelope.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
 
@@ -21,13 +20,13 @@ export function sourceInfo(place: Place) {
   return { data: { type: 'info', id: '/', attributes: baseInfo(place, false) }, meta: meta(place) };
 }
 
-export function indexInfo(place: Place, sources: StorageBackend[]) {
+export function indexInfo(place: Place, ctx: AppContext) {
   return {
     data: {
       type: 'info',
       id: '/',
       attributes: baseInfo(place, true),
-      relationships: { default: { data: { type: 'links', id: sources[0]!.name } } },
+      relationships: { default: { data: { type: 'links', id: ctx.catalog.first ?? '' } } },
     },
     meta: meta(place),
   };
@@ -72,9 +71,12 @@ const link = (id: string, name: string, description: string, baseUrl: string, ty
 const rootLink = (place: Place) =>
   link('index', 'Quarry index', 'The index of every source this Quarry serves', indexBase(place), 'root');
 
-/** The sources the index lists, each with the path it is mounted at (today: the first source, at the root). */
-export function childDatabases(ctx: AppContext): { backend: StorageBackend; mount: string }[] {
-  return [{ backend: ctx.backends[0]!, mount: '' }];
+/**
+ * Every source served, each a child database at its own path (`/<name>/optimade/v1`). The catalog knows them
+ * without opening them: a portal of thousands lists them all.
+ */
+export function childDatabases(ctx: AppContext) {
+  return ctx.catalog.list().map((source) => ({ source, mount: `/${source.name}` }));
 }
 
 export function sourceLinks(place: Place) {
@@ -82,11 +84,11 @@ export function sourceLinks(place: Place) {
 }
 
 export function indexLinks(ctx: AppContext, place: Place) {
-  const children = childDatabases(ctx).map(({ backend, mount }) =>
+  const children = childDatabases(ctx).map(({ source, mount }) =>
     link(
-      backend.name,
-      backend.name,
-      `${backend.kind} ${backend.name} (AiiDA ${backend.aiidaVersion}) served by Quarry`,
+      source.name,
+      source.name,
+      `${source.kind} ${source.name}${source.aiidaVersion === null ? '' : ` (AiiDA ${source.aiidaVersion})`} served by Quarry`,
       sourceBase(place, mount),
       'child',
     ),
