@@ -34,7 +34,7 @@ export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
   const column = sort?.replace(/^-/, '');
   const descending = sort?.startsWith('-') ?? false;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table class="nodes">
         <caption class="visually-hidden">{caption}</caption>
         <thead>

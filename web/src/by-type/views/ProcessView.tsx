@@ -78,7 +78,9 @@ function Status({ attributes }: { attributes: Record<string, unknown> }) {
         <>
           <dt>Exception</dt>
           <dd>
-            <pre class="bt-pre bt-tone-failed">{attributes.exception}</pre>
+            <pre class="bt-pre bt-tone-failed" tabIndex={0}>
+              {attributes.exception}
+            </pre>
           </dd>
         </>
       )}
@@ -113,7 +115,7 @@ function Logs({ logs }: { logs: Log[] }) {
   if (logs.length === 0) return <p data-testid="report">This process logged nothing.</p>;
   return (
     <>
-      <div class="bt-scroll">
+      <div class="bt-scroll" tabIndex={0}>
         <table class="bt-table" data-testid="report">
           <thead>
             <tr>

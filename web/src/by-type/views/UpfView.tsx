@@ -42,16 +42,18 @@ export default function UpfView({ node, api }: TypeViewProps) {
             </Section>
             <Section title="Header" id="bt-upf-header">
               {header ? (
-                <table class="bt-table" data-testid="upf-header">
-                  <tbody>
-                    {Object.entries(header).map(([k, v]) => (
-                      <tr key={k}>
-                        <th scope="row">{k}</th>
-                        <td>{typeof v === 'string' ? v : JSON.stringify(v)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <div class="bt-scroll-x" tabIndex={0}>
+                  <table class="bt-table" data-testid="upf-header">
+                    <tbody>
+                      {Object.entries(header).map(([k, v]) => (
+                        <tr key={k}>
+                          <th scope="row">{k}</th>
+                          <td>{typeof v === 'string' ? v : JSON.stringify(v)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               ) : (
                 <p>The file has no header the server could read.</p>
               )}
