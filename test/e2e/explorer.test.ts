@@ -289,6 +289,8 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
       launchBrowser(),
     ]);
     watched = await watchedPage(browser, { dark: true });
+    // A server of several sources may have no index of them (`GET /sources/`); the home page then shows none.
+    watched.expect(/\/sources\/\?/, 404);
   });
   afterAll(async () => {
     await browser?.close();

@@ -17,13 +17,15 @@ interface Props {
   apiPath: string;
   root: string;
   sources: string[];
+  /** Where to ask for the index of sources, in order. */
+  index: string[];
 }
 
 function currentLocation() {
   return { pathname: window.location.pathname, search: window.location.search };
 }
 
-export function App({ apiPath, root, sources }: Props) {
+export function App({ apiPath, root, sources, index }: Props) {
   const [location, setLocation] = useState(currentLocation);
   useEffect(() => {
     const onPop = () => setLocation(currentLocation());
@@ -45,6 +47,8 @@ export function App({ apiPath, root, sources }: Props) {
     root,
     params,
     sources: apiParam === undefined ? sources : [],
+    // One source named by the server: no index to ask for (a single-source server has none).
+    index: apiParam === undefined && sources.length !== 1 ? index : [],
     href: (path, extra) => appHref(path, extra, params, root),
     navigate: (url, options) => {
       const before = window.location.pathname;
