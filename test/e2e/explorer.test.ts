@@ -167,6 +167,8 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     const outgoing = await served.api<{ outgoing: ApiNode[] }>(
       `/nodes/${target}/links/outgoing/page/1/?perpage=20`,
     );
+    // The parts after the summary, graph and view are folded, and asked for when opened.
+    for (const part of ['outgoing', 'attributes']) await page.locator(`#${part} > details > summary`).click();
     const rows = page.locator('#outgoing table tbody tr');
     if (outgoing.data.outgoing.length > 0)
       await expect.poll(() => rows.count()).toBe(outgoing.data.outgoing.length);
@@ -184,6 +186,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
 
   it("a download link gives the API's export", async () => {
     const { page } = watched;
+    await page.locator('#download > details > summary').click();
     const link = page.locator('#download a', { hasText: 'cif' });
     await link.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
@@ -208,6 +211,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     );
     const file = list.data.repo_list.find((e) => e.type === 'FILE')!;
     await page.goto(`${served.base}/nodes/${calc.uuid}`);
+    await page.locator('#files > details > summary').click();
     await page.locator('#files button.file', { hasText: file.name }).click();
     const expected = await (
       await fetch(
