@@ -122,7 +122,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
           selector: 'node[?more]',
           style: {
             shape: 'round-rectangle',
-            width: 'label',
+            width: 84,
             height: 22,
             'padding-left': '6px',
             'padding-right': '6px',
