@@ -83,4 +83,33 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       await page.context().close();
     }
   });
+
+  it("a structure's attributes are compact: its 3×3 cell on 3 lines, each site's position on one", async () => {
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      const [structure] = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      const { attributes } = (
+        await served.api<{ attributes: { cell: number[][] } }>(
+          `/nodes/${structure!.uuid}/contents/attributes/`,
+        )
+      ).data;
+      await page.goto(`${served.base}/nodes/${structure!.uuid}#attributes`);
+      const cell = page.locator('#attributes .json-matrix', { hasText: 'cell:' });
+      await cell.waitFor();
+      const rows = await cell.locator('.json-row').allTextContents();
+      expect(rows).toEqual(attributes.cell.map((row) => `[${row.join(', ')}]`));
+      const lineHeight = await cell.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight));
+      expect((await cell.boundingBox())!.height).toBeLessThanOrEqual(3.5 * lineHeight);
+      const position = page.locator('#attributes .json-inline', { hasText: 'position:' }).first();
+      expect((await position.boundingBox())!.height).toBeLessThanOrEqual(1.5 * lineHeight);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });
