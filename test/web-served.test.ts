@@ -26,11 +26,13 @@ describe('servedAt', () => {
       root: '/quarry',
       api: '/quarry/api/v4',
       index: ['/quarry/sources/', '/sources/'],
+      docs: '/quarry/docs',
     });
     expect(servedAt('/', { root: '', api: '/api/v4' })).toEqual({
       root: '',
       api: '/api/v4',
       index: ['/sources/'],
+      docs: '/docs',
     });
   });
 
@@ -51,6 +53,7 @@ describe('servedAt', () => {
       root: '',
       api: 'https://example.org/api/v4',
       index: ['/all/sources/'],
+      docs: '/docs',
     });
   });
 });

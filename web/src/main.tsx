@@ -19,7 +19,13 @@ if (target) {
   target.textContent = '';
   const served = servedAt(window.location.pathname, config);
   render(
-    <App apiPath={served.api} root={served.root} sources={config.sources ?? []} index={served.index} />,
+    <App
+      apiPath={served.api}
+      root={served.root}
+      sources={config.sources ?? []}
+      index={served.index}
+      docs={served.docs}
+    />,
     target,
   );
 }

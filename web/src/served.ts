@@ -24,6 +24,8 @@ export interface Served {
   api: string;
   /** Where to ask for the index of sources, in order (the first that answers is it). */
   index: string[];
+  /** The API's documentation page (`/docs` of the server, under its published path). */
+  docs: string;
 }
 
 /** The root an address of the app implies: the path without its route (`/mc3d/nodes/x` → `/mc3d`). */
@@ -48,5 +50,7 @@ export function servedAt(pathname: string, config: ServedConfig): Served {
       : root === ''
         ? ['/sources/']
         : [`${root}/sources/`, `${root.replace(/\/[^/]*$/, '')}/sources/`];
-  return { root, api, index };
+  // The documentation is the server's, beside its first source: under the published path, not a source's.
+  const docs = `${configured !== undefined && root.startsWith(configured) ? configured : ''}/docs`;
+  return { root, api, index, docs };
 }

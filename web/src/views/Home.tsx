@@ -98,7 +98,7 @@ export function Home() {
 }
 
 /** One box for a UUID (or its start), a pk or label text: a single match opens the node, more list them. */
-function Search() {
+export function Search() {
   const { api, href, navigate } = useExplorer();
   const [text, setText] = useState('');
   const [said, setSaid] = useState<string | undefined>(undefined);

@@ -1,7 +1,8 @@
 /** A node's page: what it is, its type's own view, its contents, links, graph, files and downloads. */
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
-import { useLoad } from '../hooks.js';
+import { isNotFound, useLoad } from '../hooks.js';
+import { NotFound } from './NotFound.js';
 import { kindName, typeName, userName } from '../format.js';
 import type { Computer, NodeSummary, User } from '../types.js';
 import { provenanceGraph, typeView } from '../by-type/index.js';
@@ -34,6 +35,12 @@ export function NodePage({ uuid }: { uuid: string }) {
     },
     [api, uuid],
   );
+  if (node.state === 'error' && isNotFound(node.error))
+    return (
+      <NotFound>
+        No node with the UUID <code>{uuid}</code> is in this data.
+      </NotFound>
+    );
   return (
     <Await loaded={node} what={`node ${uuid}`}>
       {(found) => <NodeDetails node={found} />}
