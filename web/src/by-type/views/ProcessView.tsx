@@ -15,6 +15,7 @@ import { filenameQuery, quotedParam, type Entry } from '../logic/files.js';
 import { logTone, processStatus } from '../logic/process.js';
 import { Section, Table, useShown } from './common.js';
 import { useAttributes } from './contents.js';
+import { KeyOutputs } from './KeyOutputs.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
@@ -28,6 +29,7 @@ export default function ProcessView({ node, api }: TypeViewProps) {
           {(attrs) => <Status attributes={attrs} />}
         </Await>
       </Section>
+      <KeyOutputs api={api} uuid={node.uuid} />
       <Report api={api} uuid={node.uuid} />
       <Relatives api={api} uuid={node.uuid} direction="incoming" title="Called by" />
       <Relatives api={api} uuid={node.uuid} direction="outgoing" title="Called processes" />
