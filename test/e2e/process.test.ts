@@ -70,4 +70,49 @@ describe.skipIf(missing !== undefined)('process views (rich archive)', () => {
       await page.context().close();
     }
   });
+
+  it("a workflow's whole call tree: a called workflow unfolds into its own called processes, as the API links them", async () => {
+    type Called = ApiNode & { link_label: string };
+    const called = async (uuid: string) =>
+      (
+        await served.api<{ outgoing: Called[] }>(
+          `/nodes/${uuid}/links/outgoing/page/1/?perpage=50&full_type=${encodeURIComponent('"process.%|%"')}`,
+        )
+      ).data.outgoing;
+    const workflows = await served.api<{ nodes: ApiNode[] }>(
+      `/nodes/page/1/?perpage=100&orderby=id&full_type=${encodeURIComponent('"process.workflow.%|%"')}`,
+    );
+    let found: { top: ApiNode; child: Called; grandchildren: Called[] } | undefined;
+    for (const top of workflows.data.nodes) {
+      for (const child of (await called(top.uuid)).filter((c) =>
+        c.node_type.startsWith('process.workflow.'),
+      )) {
+        const grandchildren = await called(child.uuid);
+        if (grandchildren.length > 0) found = { top, child, grandchildren };
+        if (found) break;
+      }
+      if (found) break;
+    }
+    expect(found).toBeDefined();
+    const { top, child, grandchildren } = found!;
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${top.uuid}`);
+      const tree = page.locator('[data-testid="call-tree"]');
+      const item = tree.locator(`:scope > li[data-uuid="${child.uuid}"]`);
+      await item.waitFor({ timeout: 20_000 });
+      expect(await tree.locator(':scope > li').count()).toBe((await called(top.uuid)).length);
+      await item.locator(':scope > button[aria-expanded="false"]').click();
+      const nested = item.locator(':scope > ul > li');
+      await expect.poll(() => nested.count()).toBe(grandchildren.length);
+      expect(await nested.evaluateAll((all) => all.map((li) => li.getAttribute('data-uuid')))).toEqual(
+        grandchildren.map((g) => g.uuid),
+      );
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });

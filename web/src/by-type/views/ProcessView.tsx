@@ -16,6 +16,7 @@ import { logTone, processStatus } from '../logic/process.js';
 import { Section, Table, useShown } from './common.js';
 import { useAttributes } from './contents.js';
 import { KeyOutputs } from './KeyOutputs.js';
+import { CallTree } from './CallTree.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
@@ -32,7 +33,7 @@ export default function ProcessView({ node, api }: TypeViewProps) {
       <KeyOutputs api={api} uuid={node.uuid} />
       <Report api={api} uuid={node.uuid} />
       <Relatives api={api} uuid={node.uuid} direction="incoming" title="Called by" />
-      <Relatives api={api} uuid={node.uuid} direction="outgoing" title="Called processes" />
+      <CallTree api={api} uuid={node.uuid} />
       {isCalcJob(node.node_type) && <CalcJobFiles api={api} uuid={node.uuid} />}
     </div>
   );
