@@ -1,0 +1,85 @@
+/**
+ * The band structure plot in Chromium (rich archive): the value under the pointer is read out, an energy window
+ * and a reference energy can be set and reset, and the band count stays that of the json download.
+ */
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserMissing,
+  conformanceData,
+  launchBrowser,
+  serveExplorer,
+  watchedPage,
+  type ApiNode,
+} from './support.js';
+
+const missing = browserMissing(import.meta.filename);
+
+describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () => {
+  let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [served, browser] = await Promise.all([
+      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    served?.stop();
+  });
+
+  it('reads out values under the pointer; a window and a reference energy move the axis, Reset restores it', async () => {
+    const [bands] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    const json = (await (
+      await fetch(`${served.base}/api/v4/nodes/${bands!.uuid}/download/?download_format=json`)
+    ).json()) as { paths: { values: number[][] }[] };
+    const energies = json.paths.flatMap((p) => p.values.flat());
+    const [low, high] = [Math.min(...energies), Math.max(...energies)];
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+      const plot = page.locator('[data-testid="bands-plot"]');
+      await plot.waitFor({ timeout: 20_000 });
+      const yTicks = async () =>
+        (await plot.locator(':scope > g > text[text-anchor="end"]').allTextContents()).map(Number);
+
+      await plot.scrollIntoViewIfNeeded();
+      const box = (await plot.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await expect
+        .poll(() => page.locator('[data-testid="plot-readout"] text').textContent())
+        .toMatch(/^band \d+: -?\d+\.\d{4} at \d+\.\d{4}$/);
+
+      const form = page.getByRole('form', { name: 'Energy axis' });
+      const middle = (low + high) / 2;
+      await form.getByLabel('Window from').fill(String(Math.floor(middle - 1)));
+      await form.getByLabel('to', { exact: true }).fill(String(Math.ceil(middle + 1)));
+      await form.getByRole('button', { name: 'Apply' }).click();
+      await expect
+        .poll(async () =>
+          (await yTicks()).every((t) => t >= Math.floor(middle - 1) && t <= Math.ceil(middle + 1)),
+        )
+        .toBe(true);
+
+      await form.getByRole('button', { name: 'Reset' }).click();
+      await form.getByLabel(/^Reference energy/).fill(String(high));
+      await form.getByRole('button', { name: 'Apply' }).click();
+      // Relative to the highest energy, every band lies at or below zero.
+      await expect.poll(async () => Math.min(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil(low - high));
+      expect(Math.max(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil((high - low) * 0.1) + 1);
+      expect(await plot.textContent()).toContain(`E − ${high}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
