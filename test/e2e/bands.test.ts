@@ -1,6 +1,6 @@
 /**
- * The band structure plot in Chromium (rich archive): the value under the pointer is read out, an energy window
- * and a reference energy can be set and reset, and the band count stays that of the json download.
+ * Plots in Chromium (rich archive): a band structure's value under the pointer, its energy window and reference
+ * energy; a pseudopotential's radial functions as its json download has them.
  */
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -77,6 +77,40 @@ describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () 
       expect(Math.max(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil((high - low) * 0.1) + 1);
       expect(await plot.textContent()).toContain(`E − ${high}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("plots a pseudopotential's radial functions from its json download: projectors, then wave functions", async () => {
+    const [upf] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.upf.UpfData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    const json = (await (
+      await fetch(`${served.base}/api/v4/nodes/${upf!.uuid}/download/?download_format=json`)
+    ).json()) as {
+      pseudo_potential: { beta_projectors: { label: string }[]; atomic_wave_functions: { label: string }[] };
+    };
+    const { beta_projectors: beta, atomic_wave_functions: wfc } = json.pseudo_potential;
+    expect(beta.length).toBeGreaterThan(0);
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${upf!.uuid}`);
+      const plot = page.locator('[data-testid="radial-plot"]');
+      await plot.waitFor({ timeout: 20_000 });
+      const drawn = () =>
+        plot
+          .locator('g[clip-path] path')
+          .evaluateAll((paths) => paths.filter((p) => (p.getAttribute('d') ?? '').length > 10).length);
+      expect(await drawn()).toBe(beta.length);
+      const legend = await page.locator('[data-testid="radial-legend"] > span').allTextContents();
+      expect(legend.map((t) => t.split(' (')[0])).toEqual(beta.map((b) => b.label));
+      await page.getByRole('button', { name: 'Atomic wave functions χ(r)' }).click();
+      await expect.poll(drawn).toBe(wfc.length);
       expect(watched.problems).toEqual([]);
     } finally {
       await page.context().close();
