@@ -116,4 +116,40 @@ describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () 
       await page.context().close();
     }
   });
+
+  it("draws a k-point set's Brillouin zone (the server's faces) with its points, and turns it with the keyboard", async () => {
+    const sets = await served.api<{ nodes: ApiNode[] }>(
+      `/nodes/?full_type=${encodeURIComponent('"data.core.array.kpoints.KpointsData.|"')}&orderby=id&limit=50`,
+    );
+    let found: { node: ApiNode; faces: number; points: number } | undefined;
+    for (const node of sets.data.nodes) {
+      const derived = (
+        await served.api<{
+          derived_properties: { faces_data?: { faces: unknown[] }; explicit_kpoints_abs?: unknown[] };
+        }>(`/nodes/${node.uuid}/contents/derived_properties/`)
+      ).data.derived_properties;
+      if (derived.faces_data && derived.explicit_kpoints_abs) {
+        found = { node, faces: derived.faces_data.faces.length, points: derived.explicit_kpoints_abs.length };
+        break;
+      }
+    }
+    expect(found).toBeDefined();
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${found!.node.uuid}`);
+      const zone = page.locator('[data-testid="brillouin-zone"]');
+      await zone.waitFor({ timeout: 20_000 });
+      expect(await zone.locator('polygon').count()).toBe(found!.faces);
+      expect(await zone.locator('circle').count()).toBe(found!.points);
+      const before = await zone.locator('polygon').first().getAttribute('points');
+      await zone.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => zone.locator('polygon').first().getAttribute('points')).not.toBe(before);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });
