@@ -29,7 +29,7 @@ import {
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
 import { viewKind } from '../web/src/by-type/logic/choose.js';
 import { filenameQuery, quotedParam } from '../web/src/by-type/logic/files.js';
-import { emptyGraph, mergeTree, type TreeAnswer } from '../web/src/by-type/logic/graph.js';
+import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/by-type/logic/graph.js';
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks } from '../web/src/by-type/logic/scale.js';
@@ -362,6 +362,15 @@ describe('provenance graph', () => {
     expect(g.edges.size).toBe(4);
     expect(g.nodes.get('a')!.expanded).toBe(true);
     expect(g.nodes.get('e')!.family).toBe('workflow');
+  });
+
+  it('marks what the server left out with one "N more" per node and direction', () => {
+    const g = emptyGraph();
+    mergeTree(g, tree('c', ['a', 'b'], ['d'], 17_592));
+    mergeTree(g, tree('d', ['c'], [], 0));
+    expect(moreMarkers(g)).toEqual([
+      { id: 'more:incoming:c', of: 'c', direction: 'incoming', count: 17_592 },
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewKind } from '../../web/src/by-type/logic/choose.js';
+import { NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
 import {
   browserMissing,
   launchBrowser,
@@ -94,7 +95,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     // The graph: the node and its neighbours as links/tree answers them.
     const tree = (
       await served.api<{ nodes: Array<{ incoming: ApiNode[]; outgoing: ApiNode[] }> }>(
-        `/nodes/${structure!.uuid}/links/tree/?in_limit=20&out_limit=20`,
+        `/nodes/${structure!.uuid}/links/tree/?in_limit=${NEIGHBOURS_PER_DIRECTION}&out_limit=${NEIGHBOURS_PER_DIRECTION}`,
       )
     ).data.nodes[0]!;
     const neighbours = [...tree.incoming, ...tree.outgoing];
@@ -115,11 +116,16 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     const target = neighbours[0]!;
     const where = async (uuid: string) =>
       graph.evaluate((element, id) => {
+        interface Element {
+          renderedPosition(): { x: number; y: number };
+        }
         const cy = (
           element as unknown as {
-            _cyreg: { cy: { getElementById(i: string): { renderedPosition(): { x: number; y: number } } } };
+            _cyreg: { cy: { getElementById(i: string): Element; center(e: Element): void } };
           }
         )._cyreg.cy;
+        // A graph too big to show at a readable size is moved, as a person would, to bring the node into view.
+        cy.center(cy.getElementById(id));
         const box = element.getBoundingClientRect();
         const p = cy.getElementById(id).renderedPosition();
         return { x: box.left + p.x, y: box.top + p.y };
@@ -132,7 +138,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
       .toContain(`${target.id}`);
     const targetTree = (
       await served.api<{ nodes: Array<{ incoming: ApiNode[]; outgoing: ApiNode[] }> }>(
-        `/nodes/${target.uuid}/links/tree/?in_limit=20&out_limit=20`,
+        `/nodes/${target.uuid}/links/tree/?in_limit=${NEIGHBOURS_PER_DIRECTION}&out_limit=${NEIGHBOURS_PER_DIRECTION}`,
       )
     ).data.nodes[0]!;
     const known = new Set([structure!.uuid, ...neighbours.map((n) => n.uuid)]);

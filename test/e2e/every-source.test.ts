@@ -56,6 +56,8 @@ describe.skipIf(missing !== undefined)('the explorer on every source', () => {
     }
     [served, browser] = await Promise.all([serveExplorer([...archives, demo, ...extra]), launchBrowser()]);
     watched = await watchedPage(browser);
+    // Several sources and no index of them (`GET /sources/`) on this server: the home page shows none.
+    watched.expect(/\/sources\/\?/, 404);
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

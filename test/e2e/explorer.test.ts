@@ -85,6 +85,18 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     expect(watched.problems).toEqual([]);
   });
 
+  it('the header and footer link the API documentation', async () => {
+    const { page } = watched;
+    await page.goto(`${served.base}/`);
+    const docs = page.locator('header').getByRole('link', { name: 'API docs' });
+    expect(await docs.getAttribute('href')).toBe('/docs');
+    expect(
+      await page.locator('footer').getByRole('link', { name: 'API documentation' }).getAttribute('href'),
+    ).toBe('/docs');
+    expect((await fetch(`${served.base}/docs`)).status).toBe(200);
+    expect(watched.problems).toEqual([]);
+  });
+
   it('the keyboard reaches everything: a skip link first, a visible focus', async () => {
     const { page } = watched;
     await page.goto(`${served.base}/`);
@@ -164,6 +176,8 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     const outgoing = await served.api<{ outgoing: ApiNode[] }>(
       `/nodes/${target}/links/outgoing/page/1/?perpage=20`,
     );
+    // The parts after the summary, graph and view are folded, and asked for when opened.
+    for (const part of ['outgoing', 'attributes']) await page.locator(`#${part} > details > summary`).click();
     const rows = page.locator('#outgoing table tbody tr');
     if (outgoing.data.outgoing.length > 0)
       await expect.poll(() => rows.count()).toBe(outgoing.data.outgoing.length);
@@ -181,6 +195,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
 
   it("a download link gives the API's export", async () => {
     const { page } = watched;
+    await page.locator('#download > details > summary').click();
     const link = page.locator('#download a', { hasText: 'cif' });
     await link.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
@@ -205,6 +220,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     );
     const file = list.data.repo_list.find((e) => e.type === 'FILE')!;
     await page.goto(`${served.base}/nodes/${calc.uuid}`);
+    await page.locator('#files > details > summary').click();
     await page.locator('#files button.file', { hasText: file.name }).click();
     const expected = await (
       await fetch(
@@ -259,13 +275,20 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     expect(watched.problems).toEqual([]);
   });
 
-  it('an unknown uuid shows "not found", and nothing else fails', async () => {
+  it('an unknown uuid shows "Not found" with a search box, and nothing else fails', async () => {
     const { page } = watched;
     const unknown = '00000000-0000-4000-8000-000000000000';
     watched.expect(new RegExp(`/api/v4/nodes/${unknown}/`), 404);
     await page.goto(`${served.base}/nodes/${unknown}`);
-    const alert = page.getByRole('alert');
-    await expect.poll(() => alert.textContent()).toMatch(/^Not found: node 00000000/);
+    await expect.poll(() => page.locator('main h1').textContent()).toBe('Not found');
+    expect(await page.getByRole('status').textContent()).toBe(
+      `No node with the UUID ${unknown} is in this data.`,
+    );
+    // A way on: the search box finds a node from here.
+    const some = (await served.api<{ nodes: ApiNode[] }>('/nodes/?orderby=id&limit=1')).data.nodes[0]!;
+    await page.getByLabel('Find a node').fill(String(some.id));
+    await page.getByLabel('Find a node').press('Enter');
+    await page.waitForURL(new RegExp(`/nodes/${some.uuid}$`));
     expect(watched.problems).toEqual([]);
   });
 });
@@ -283,6 +306,8 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
       launchBrowser(),
     ]);
     watched = await watchedPage(browser, { dark: true });
+    // A server of several sources may have no index of them (`GET /sources/`); the home page then shows none.
+    watched.expect(/\/sources\/\?/, 404);
   });
   afterAll(async () => {
     await browser?.close();
@@ -306,7 +331,9 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
     await expect.poll(() => page.locator('h1').textContent()).toBe('rich');
     for (const href of await page
       .locator('main a[href^="/"], header a[href^="/"]')
-      .evaluateAll((links) => links.map((a) => a.getAttribute('href')!))) {
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href')!))
+      // The API documentation is the server's page, not a view of a source.
+      .then((hrefs) => hrefs.filter((h) => h !== '/docs'))) {
       expect(new URL(href, several.base).searchParams.get('profile'), href).toBe('rich');
     }
     await page.getByRole('link', { name: 'Nodes', exact: true }).click();

@@ -82,13 +82,21 @@ export interface WatchedPage {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
 }
 
-/** A new page (1280×800, the system's light scheme) that records every problem. */
-export async function watchedPage(browser: Browser, options: { dark?: boolean } = {}): Promise<WatchedPage> {
+/** A new page (1280×800 unless told, the system's light scheme) that records every problem. */
+export async function watchedPage(
+  browser: Browser,
+  options: { dark?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<WatchedPage> {
   const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
+    viewport: options.viewport
+      ? { width: options.viewport.width, height: options.viewport.height }
+      : { width: 1280, height: 800 },
     colorScheme: options.dark ? 'dark' : 'light',
     acceptDownloads: true,
   });

@@ -10,20 +10,24 @@ import { NodePage } from './views/NodePage.js';
 import { GroupList, GroupPage } from './views/Groups.js';
 import { ComputerList, ComputerPage } from './views/Computers.js';
 import { UserList } from './views/Users.js';
-import { Problem } from './components/Problem.js';
+import { NotFound } from './views/NotFound.js';
 import { Boundary } from './components/Boundary.js';
 
 interface Props {
   apiPath: string;
   root: string;
   sources: string[];
+  /** Where to ask for the index of sources, in order. */
+  index: string[];
+  /** The API's documentation page. */
+  docs: string;
 }
 
 function currentLocation() {
   return { pathname: window.location.pathname, search: window.location.search };
 }
 
-export function App({ apiPath, root, sources }: Props) {
+export function App({ apiPath, root, sources, index, docs }: Props) {
   const [location, setLocation] = useState(currentLocation);
   useEffect(() => {
     const onPop = () => setLocation(currentLocation());
@@ -45,6 +49,8 @@ export function App({ apiPath, root, sources }: Props) {
     root,
     params,
     sources: apiParam === undefined ? sources : [],
+    // One source named by the server: no index to ask for (a single-source server has none).
+    index: apiParam === undefined && sources.length !== 1 ? index : [],
     href: (path, extra) => appHref(path, extra, params, root),
     navigate: (url, options) => {
       const before = window.location.pathname;
@@ -78,6 +84,7 @@ export function App({ apiPath, root, sources }: Props) {
           <Link path="/groups">Groups</Link>
           <Link path="/computers">Computers</Link>
           <Link path="/users">Users</Link>
+          <a href={docs}>API docs</a>
         </nav>
         <SourceSwitcher route={route} />
       </header>
@@ -87,7 +94,7 @@ export function App({ apiPath, root, sources }: Props) {
         </Boundary>
       </main>
       <footer class="bottom">
-        <a href={api.url('/')}>API</a> · {api.base}
+        <a href={api.url('/')}>API</a> · {api.base} · <a href={docs}>API documentation</a>
       </footer>
     </ExplorerContext.Provider>
   );
@@ -128,9 +135,9 @@ function View({ route }: { route: Route }) {
       return <UserList />;
     default:
       return (
-        <Problem title="Not found">
-          There is no page at <code>{route.path}</code>. <Link path="/">Go to the home page</Link>.
-        </Problem>
+        <NotFound>
+          There is no page at <code>{route.path}</code> in this explorer.
+        </NotFound>
       );
   }
 }

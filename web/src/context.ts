@@ -11,6 +11,8 @@ export interface Explorer {
   params: URLSearchParams;
   /** The names of the sources served (first = default); empty when unknown (`?api=` elsewhere). */
   sources: string[];
+  /** Where the server's index of sources (`GET /sources/`) may be; empty when there is none to ask. */
+  index: string[];
   /** An in-app link to `path` that keeps `profile` and `api`. */
   href(path: string, params?: Record<string, string | number | undefined>): string;
   /** Go to an in-app URL (as made by `href`). */

@@ -3,7 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 
 export type Loaded<T> =
-  { state: 'loading' } | { state: 'ok'; data: T } | { state: 'error'; error: ApiError | Error };
+  | { state: 'loading' }
+  | { state: 'ok'; data: T }
+  | { state: 'error'; error: ApiError | Error; retry?: () => void };
 
 /**
  * Run `load` whenever `deps` change; the answer of a superseded request is dropped. Never stays loading: the API
@@ -11,6 +13,8 @@ export type Loaded<T> =
  */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  // Asking again (an error panel's Retry) is one more run of the same request.
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     const controller = new AbortController();
     setLoaded({ state: 'loading' });
@@ -20,12 +24,16 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       },
       (error: unknown) => {
         if (!controller.signal.aborted) {
-          setLoaded({ state: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+          setLoaded({
+            state: 'error',
+            error: error instanceof Error ? error : new Error(String(error)),
+            retry: () => setAttempt((n) => n + 1),
+          });
         }
       },
     );
     return () => controller.abort();
-  }, deps);
+  }, [...deps, attempt]);
   return loaded;
 }
 

@@ -2,15 +2,7 @@
 import { render } from 'preact';
 import { App } from './app.js';
 import './style.css';
-
-interface ServedConfig {
-  /** The API's path (or URL), e.g. `/api/v4`. */
-  api?: string;
-  /** The path the app is published under, e.g. `/quarry`; `''` at the host's root. */
-  root?: string;
-  /** The names of the sources served, the default first. */
-  sources?: string[];
-}
+import { servedAt, type ServedConfig } from './served.js';
 
 function servedConfig(): ServedConfig {
   const element = document.getElementById('quarry-config');
@@ -25,8 +17,15 @@ const config = servedConfig();
 const target = document.getElementById('app');
 if (target) {
   target.textContent = '';
+  const served = servedAt(window.location.pathname, config);
   render(
-    <App apiPath={config.api ?? '/api/v4'} root={config.root ?? ''} sources={config.sources ?? []} />,
+    <App
+      apiPath={served.api}
+      root={served.root}
+      sources={config.sources ?? []}
+      index={served.index}
+      docs={served.docs}
+    />,
     target,
   );
 }

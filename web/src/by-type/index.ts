@@ -40,6 +40,8 @@ export function typeView(node: Pick<NodeSummary, 'node_type' | 'process_type'>):
 export interface ProvenanceGraphProps extends TypeViewProps {
   /** Open a node's page (the graph's "open" action). */
   onOpen(uuid: string): void;
+  /** Show the links of a node the graph leaves out (its "N more"): the paged link list. */
+  onMore(uuid: string, direction: 'incoming' | 'outgoing'): void;
 }
 
 export const provenanceGraph = (): Promise<{ default: ComponentType<ProvenanceGraphProps> }> =>

@@ -13,6 +13,7 @@ interface Props<T> {
 
 export function Await<T>({ loaded, what, children }: Props<T>) {
   if (loaded.state === 'loading') return <Loading what={what ? `Loading ${what}` : 'Loading'} />;
-  if (loaded.state === 'error') return <ErrorMessage error={loaded.error} what={what} />;
+  if (loaded.state === 'error')
+    return <ErrorMessage error={loaded.error} what={what} onRetry={loaded.retry} />;
   return <>{children(loaded.data)}</>;
 }

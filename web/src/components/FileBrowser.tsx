@@ -47,7 +47,7 @@ export function FileBrowser({ source, title = 'Files' }: { source: FileSource; t
   const [selected, setSelected] = useState<string | undefined>(undefined);
   return (
     <div class="files">
-      <div class="file-tree" role="tree" aria-label={title}>
+      <div class="file-tree" role="group" aria-label={title}>
         <Folder source={source} path="" selected={selected} onSelect={setSelected} />
       </div>
       {selected !== undefined && <Preview key={selected} source={source} path={selected} />}
@@ -70,7 +70,7 @@ function Folder({ source, path, selected, onSelect }: FolderProps) {
         entries.length === 0 ? (
           <p class="muted">{path === '' ? 'No files.' : 'Empty folder.'}</p>
         ) : (
-          <ul role="group">
+          <ul>
             {[...entries]
               .sort((a, b) =>
                 a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'DIRECTORY' ? -1 : 1,
@@ -80,9 +80,10 @@ function Folder({ source, path, selected, onSelect }: FolderProps) {
                 return entry.type === 'DIRECTORY' ? (
                   <FolderEntry key={full} {...{ source, selected, onSelect }} path={full} name={entry.name} />
                 ) : (
-                  <li key={full} role="treeitem" aria-selected={selected === full}>
+                  <li key={full}>
                     <button
                       type="button"
+                      aria-pressed={selected === full}
                       class={selected === full ? 'file selected' : 'file'}
                       onClick={() => onSelect(full)}
                     >
@@ -104,8 +105,8 @@ function Folder({ source, path, selected, onSelect }: FolderProps) {
 function FolderEntry(props: FolderProps & { name: string }) {
   const [open, setOpen] = useState(false);
   return (
-    <li role="treeitem" aria-expanded={open}>
-      <button type="button" class="folder" onClick={() => setOpen(!open)}>
+    <li>
+      <button type="button" class="folder" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span aria-hidden="true">{open ? '▾ ' : '▸ '}</span>
         {props.name}/
       </button>
@@ -177,7 +178,9 @@ function Preview({ source, path }: { source: FileSource; path: string }) {
         <p class="muted">A binary file of {formatBytes(loaded.data.size)}: no preview, download it.</p>
       ) : (
         <>
-          <pre class="file-text">{loaded.data.text}</pre>
+          <pre class="file-text" tabIndex={0}>
+            {loaded.data.text}
+          </pre>
           {loaded.data.size > PREVIEW_BYTES && (
             <p class="muted">
               The first {formatBytes(PREVIEW_BYTES)} of {formatBytes(loaded.data.size)}; download it for the

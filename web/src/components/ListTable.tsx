@@ -15,7 +15,7 @@ interface Props {
 
 export function ListTable({ caption, columns, class: className, children }: Props) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table class={className}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>

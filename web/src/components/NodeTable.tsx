@@ -3,6 +3,9 @@ import type { NodeSummary } from '../types.js';
 import { kindName } from '../format.js';
 import { DateTime } from './DateTime.js';
 import { Link } from './Link.js';
+import { Formula } from './Formula.js';
+import { useFormulas } from './formulas.js';
+import { useExplorer } from '../context.js';
 
 export interface Column {
   key: string;
@@ -31,10 +34,11 @@ interface Props {
 }
 
 export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
+  const formulas = useFormulas(useExplorer().api, nodes);
   const column = sort?.replace(/^-/, '');
   const descending = sort?.startsWith('-') ?? false;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table class="nodes">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -69,9 +73,7 @@ export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
             <tr key={node.uuid}>
               <td class="num">{node.id}</td>
               <td>
-                <Link path={`/nodes/${node.uuid}`}>
-                  {node.label === '' ? <em>(no label)</em> : node.label}
-                </Link>
+                <NodeName label={node.label} formula={formulas.get(node.id)} uuid={node.uuid} />
               </td>
               <td title={node.full_type ?? node.node_type}>{kindName(node)}</td>
               <td>
@@ -91,5 +93,29 @@ export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * A node's name in a list: its label, and a structure's or CIF's formula beside it (in its place when it has no
+ * label).
+ */
+export function NodeName({ label, formula, uuid }: { label: string; formula?: string; uuid: string }) {
+  if (label === '' && formula !== undefined)
+    return (
+      <Link path={`/nodes/${uuid}`}>
+        <Formula formula={formula} />
+      </Link>
+    );
+  return (
+    <>
+      <Link path={`/nodes/${uuid}`}>{label === '' ? <em>(no label)</em> : label}</Link>
+      {formula !== undefined && (
+        <span class="muted">
+          {' '}
+          · <Formula formula={formula} />
+        </span>
+      )}
+    </>
   );
 }

@@ -1,4 +1,5 @@
 /** The types of the nodes served, as a tree with counts (`/nodes/full_types_count/`); each type lists its nodes. */
+import { useState } from 'preact/hooks';
 import type { TypeCount } from '../types.js';
 import { formatCount } from '../format.js';
 import { Link } from './Link.js';
@@ -15,6 +16,8 @@ export function TypeTree({ root }: { root: TypeCount }) {
 }
 
 function TypeItem({ space, depth }: { space: TypeCount; depth: number }) {
+  // A button beside the link, not a <summary> around it: a link inside a summary is two controls in one.
+  const [open, setOpen] = useState(depth < 2);
   const link = (
     <>
       <Link path="/nodes" params={{ type: space.full_type }}>
@@ -23,17 +26,26 @@ function TypeItem({ space, depth }: { space: TypeCount; depth: number }) {
       <span class="count">{formatCount(space.counter)}</span>
     </>
   );
-  if (space.subspaces.length === 0) return <li>{link}</li>;
+  if (space.subspaces.length === 0) return <li class="leaf">{link}</li>;
   return (
     <li>
-      <details open={depth < 2}>
-        <summary>{link}</summary>
+      <button
+        type="button"
+        class="toggle"
+        aria-expanded={open}
+        aria-label={`${open ? 'Fold' : 'Unfold'} the types under ${space.label}`}
+        onClick={() => setOpen(!open)}
+      >
+        <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+      </button>
+      {link}
+      {open && (
         <ul>
           {space.subspaces.map((child) => (
             <TypeItem key={child.full_type + child.label} space={child} depth={depth + 1} />
           ))}
         </ul>
-      </details>
+      )}
     </li>
   );
 }

@@ -11,9 +11,10 @@ import { Link } from '../components/Link.js';
 import { MonthChart } from '../components/MonthChart.js';
 import { Problem } from '../components/Problem.js';
 import { TypeTree } from '../components/TypeTree.js';
+import { SourceIndex } from '../components/SourceIndex.js';
 
 export function Home() {
-  const { api, params, sources } = useExplorer();
+  const { api, params, sources, index } = useExplorer();
   const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
   const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
   const types = useLoad(
@@ -26,6 +27,7 @@ export function Home() {
   return (
     <>
       <h1>{source}</h1>
+      <SourceIndex urls={index} />
       <dl class="facts" aria-label="What is served">
         <div>
           <dt>Nodes</dt>
@@ -96,7 +98,7 @@ export function Home() {
 }
 
 /** One box for a UUID (or its start), a pk or label text: a single match opens the node, more list them. */
-function Search() {
+export function Search() {
   const { api, href, navigate } = useExplorer();
   const [text, setText] = useState('');
   const [said, setSaid] = useState<string | undefined>(undefined);

@@ -8,12 +8,15 @@ import { Await } from '../components/Await.js';
 import { Link } from '../components/Link.js';
 import { ListTable } from '../components/ListTable.js';
 import { Pager } from '../components/Pager.js';
+import { NodeName } from '../components/NodeTable.js';
+import { useFormulas } from '../components/formulas.js';
 
 const PER_PAGE = 20;
 
 export function LinkTable({ uuid, direction }: { uuid: string; direction: 'incoming' | 'outgoing' }) {
   const { api } = useExplorer();
   const [page, setPage] = useState(1);
+
   const loaded = useLoad(
     (signal) =>
       api.get<Record<string, LinkedNode[]>>(
@@ -25,6 +28,7 @@ export function LinkTable({ uuid, direction }: { uuid: string; direction: 'incom
       ),
     [api, uuid, direction, page],
   );
+  const formulas = useFormulas(api, loaded.state === 'ok' ? (loaded.data.data[direction] ?? []) : []);
   return (
     <Await loaded={loaded} what={`the ${direction} links`}>
       {(answer) => {
@@ -44,9 +48,13 @@ export function LinkTable({ uuid, direction }: { uuid: string; direction: 'incom
                   </td>
                   <td>{link.link_type}</td>
                   <td>
-                    <Link path={`/nodes/${link.uuid}`}>
-                      {link.label === '' ? <em>{link.uuid.slice(0, 8)}</em> : link.label}
-                    </Link>
+                    {link.label === '' && !formulas.has(link.id) ? (
+                      <Link path={`/nodes/${link.uuid}`}>
+                        <em>{link.uuid.slice(0, 8)}</em>
+                      </Link>
+                    ) : (
+                      <NodeName label={link.label} formula={formulas.get(link.id)} uuid={link.uuid} />
+                    )}
                   </td>
                   <td title={link.node_type}>{kindName(link)}</td>
                   <td class="num">{link.id}</td>

@@ -1,7 +1,8 @@
 /** A node's page: what it is, its type's own view, its contents, links, graph, files and downloads. */
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
-import { useLoad } from '../hooks.js';
+import { isNotFound, useLoad } from '../hooks.js';
+import { NotFound } from './NotFound.js';
 import { kindName, typeName, userName } from '../format.js';
 import type { Computer, NodeSummary, User } from '../types.js';
 import { provenanceGraph, typeView } from '../by-type/index.js';
@@ -13,6 +14,7 @@ import { JsonTree } from '../components/JsonTree.js';
 import { Lazy } from '../components/Lazy.js';
 import { Link } from '../components/Link.js';
 import { Section } from '../components/Section.js';
+import { Boundary } from '../components/Boundary.js';
 import { Comments, Derived, Downloads, NodeContents } from './NodeParts.js';
 import { LinkTable } from './NodeLinks.js';
 
@@ -33,6 +35,12 @@ export function NodePage({ uuid }: { uuid: string }) {
     },
     [api, uuid],
   );
+  if (node.state === 'error' && isNotFound(node.error))
+    return (
+      <NotFound>
+        No node with the UUID <code>{uuid}</code> is in this data.
+      </NotFound>
+    );
   return (
     <Await loaded={node} what={`node ${uuid}`}>
       {(found) => <NodeDetails node={found} />}
@@ -77,105 +85,126 @@ function NodeDetails({ node }: { node: NodeSummary }) {
     [node, more],
   );
   const view = typeView(full);
+  const files = useMemo(() => repoFiles(api, node.uuid), [api, node.uuid]);
+
+  // A "N more" of the graph opens the paged list of those links: here, or on the neighbour's page.
+  const onMore = (uuid: string, direction: 'incoming' | 'outgoing') => {
+    if (uuid === node.uuid) window.location.hash = direction;
+    else navigate(`${href(`/nodes/${uuid}`)}#${direction}`);
+  };
 
   return (
     <article class="node">
-      <p class="kicker">
-        {typeName(node.node_type)}
-        {node.process_type ? ` · ${kindName(node)}` : ''}
-      </p>
-      <h1>{node.label === '' ? <em>(no label)</em> : node.label}</h1>
-      {more.state === 'ok' && more.data?.description ? (
-        <p class="description">{more.data.description}</p>
-      ) : null}
-      <dl class="props">
-        <dt>UUID</dt>
-        <dd>
-          <code data-field="uuid">{node.uuid}</code> <CopyButton value={node.uuid} label="Copy UUID" />
-        </dd>
-        <dt>pk</dt>
-        <dd data-field="pk">{node.id}</dd>
-        <dt>Type</dt>
-        <dd>
-          <code>{node.node_type}</code>
-        </dd>
-        {node.process_type ? (
-          <>
-            <dt>Process type</dt>
+      <div class={view ? 'node-top' : 'node-top no-view'}>
+        <div class="node-summary">
+          <p class="kicker">
+            {typeName(node.node_type)}
+            {node.process_type ? ` · ${kindName(node)}` : ''}
+          </p>
+          <h1>{node.label === '' ? <em>(no label)</em> : node.label}</h1>
+          {more.state === 'ok' && more.data?.description ? (
+            <p class="description">{more.data.description}</p>
+          ) : null}
+          <dl class="props">
+            <dt>UUID</dt>
             <dd>
-              <code>{node.process_type}</code>
+              <code data-field="uuid">{node.uuid}</code> <CopyButton value={node.uuid} label="Copy UUID" />
             </dd>
-          </>
-        ) : null}
-        <dt>Created</dt>
-        <dd>
-          <DateTime value={node.ctime} />
-        </dd>
-        <dt>Modified</dt>
-        <dd>
-          <DateTime value={node.mtime} />
-        </dd>
-        <dt>User</dt>
-        <dd>
-          <Link path="/nodes" params={{ user: node.user_id }}>
-            {user.state === 'ok' && user.data ? userName(user.data) : `user ${node.user_id}`}
-          </Link>
-        </dd>
-        <dt>Computer</dt>
-        <dd>
-          {more.state === 'error' ? (
-            <span class="muted">unknown (the querybuilder answered: {more.error.message})</span>
-          ) : computerId === undefined ? (
-            more.state === 'loading' ? (
-              '…'
-            ) : (
-              '—'
-            )
-          ) : computerId === null ? (
-            '—'
-          ) : (
-            <ComputerName id={computerId} />
-          )}
-        </dd>
-      </dl>
+            <dt>pk</dt>
+            <dd data-field="pk">{node.id}</dd>
+            <dt>Type</dt>
+            <dd>
+              <code>{node.node_type}</code>
+            </dd>
+            {node.process_type ? (
+              <>
+                <dt>Process type</dt>
+                <dd>
+                  <code>{node.process_type}</code>
+                </dd>
+              </>
+            ) : null}
+            <dt>Created</dt>
+            <dd>
+              <DateTime value={node.ctime} />
+            </dd>
+            <dt>Modified</dt>
+            <dd>
+              <DateTime value={node.mtime} />
+            </dd>
+            <dt>User</dt>
+            <dd>
+              <Link path="/nodes" params={{ user: node.user_id }}>
+                {user.state === 'ok' && user.data ? userName(user.data) : `user ${node.user_id}`}
+              </Link>
+            </dd>
+            <dt>Computer</dt>
+            <dd>
+              {more.state === 'error' ? (
+                <span class="muted">unknown (the querybuilder answered: {more.error.message})</span>
+              ) : computerId === undefined ? (
+                more.state === 'loading' ? (
+                  '…'
+                ) : (
+                  '—'
+                )
+              ) : computerId === null ? (
+                '—'
+              ) : (
+                <ComputerName id={computerId} />
+              )}
+            </dd>
+          </dl>
+        </div>
+        <section class="node-graph" id="graph" aria-labelledby="graph-title">
+          <h2 id="graph-title">Provenance</h2>
+          <Boundary what="the provenance graph">
+            <Lazy
+              load={provenanceGraph}
+              props={{
+                node: full,
+                api,
+                onOpen: (uuid: string) => navigate(href(`/nodes/${uuid}`)),
+                onMore,
+              }}
+              what="the provenance graph"
+            />
+          </Boundary>
+        </section>
+        {view && (
+          <section class="node-view" id="view" aria-labelledby="view-title">
+            <h2 id="view-title" class="visually-hidden">
+              {typeName(node.node_type)}
+            </h2>
+            <Boundary what="the view of this type">
+              <Lazy load={view} props={{ node: full, api }} what="the view of this type" />
+            </Boundary>
+          </section>
+        )}
+      </div>
 
-      {view && (
-        <Section title="View" id="view">
-          <Lazy load={view} props={{ node: full, api }} what="the view of this type" />
-        </Section>
-      )}
-      <Section title="Attributes" id="attributes">
+      <Section title="Attributes" id="attributes" collapsed>
         <NodeContents uuid={node.uuid} part="attributes" />
       </Section>
-      <Section title="Extras" id="extras">
+      <Section title="Extras" id="extras" collapsed>
         <NodeContents uuid={node.uuid} part="extras" />
       </Section>
-      <Section title="Derived properties" id="derived">
+      <Section title="Derived properties" id="derived" collapsed>
         <Derived uuid={node.uuid} />
       </Section>
-      <Section title="Comments" id="comments">
+      <Section title="Comments" id="comments" collapsed>
         <Comments uuid={node.uuid} />
       </Section>
-      <Section title="Incoming links" id="incoming">
+      <Section title="Incoming links" id="incoming" collapsed>
         <LinkTable uuid={node.uuid} direction="incoming" />
       </Section>
-      <Section title="Outgoing links" id="outgoing">
+      <Section title="Outgoing links" id="outgoing" collapsed>
         <LinkTable uuid={node.uuid} direction="outgoing" />
       </Section>
-      <Section title="Provenance graph" id="graph">
-        <Lazy
-          load={provenanceGraph}
-          props={{ node: full, api, onOpen: (uuid: string) => navigate(href(`/nodes/${uuid}`)) }}
-          what="the provenance graph"
-        />
+      <Section title="Files" id="files" collapsed>
+        <FileBrowser source={files} title="Repository files" />
       </Section>
-      <Section title="Files" id="files">
-        <FileBrowser
-          source={useMemo(() => repoFiles(api, node.uuid), [api, node.uuid])}
-          title="Repository files"
-        />
-      </Section>
-      <Section title="Download" id="download">
+      <Section title="Download" id="download" collapsed>
         <Downloads node={node} />
       </Section>
       <Section title="As the API answers it" id="raw" collapsed>

@@ -114,3 +114,30 @@ export function mergeTree(graph: Graph, tree: TreeAnswer): string[] {
   }
   return added;
 }
+
+/** Neighbours drawn per direction when a node is expanded; the rest are one "N more" marker on the canvas. */
+export const NEIGHBOURS_PER_DIRECTION = 8;
+
+/** The smallest size a caption may have on screen, in CSS pixels: the graph scrolls rather than go below it. */
+export const MIN_LABEL_PX = 10;
+
+export interface MoreMarker {
+  /** The marker's own element id. */
+  id: string;
+  /** The node whose links were left out. */
+  of: string;
+  direction: 'incoming' | 'outgoing';
+  count: number;
+}
+
+/** One marker per expanded node and direction with links the server left out of its tree. */
+export function moreMarkers(graph: Graph): MoreMarker[] {
+  const markers: MoreMarker[] = [];
+  for (const [of, left] of graph.omitted) {
+    for (const direction of ['incoming', 'outgoing'] as const) {
+      const count = left[direction];
+      if (count > 0) markers.push({ id: `more:${direction}:${of}`, of, direction, count });
+    }
+  }
+  return markers;
+}

@@ -98,24 +98,26 @@ export function Arrays({ attributes, infos, values, downloadUrl }: Loaded & { do
         {infos.length === 0 ? (
           <p>This node holds no arrays.</p>
         ) : (
-          <table class="bt-table" data-testid="array-shapes">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Shape</th>
-                <th scope="col">Values</th>
-              </tr>
-            </thead>
-            <tbody>
-              {infos.map((a) => (
-                <tr key={a.name}>
-                  <td>{a.name}</td>
-                  <td>({a.shape.join(', ')})</td>
-                  <td class="bt-num">{a.size}</td>
+          <div class="bt-scroll-x" tabIndex={0}>
+            <table class="bt-table" data-testid="array-shapes">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Shape</th>
+                  <th scope="col">Values</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {infos.map((a) => (
+                  <tr key={a.name}>
+                    <td>{a.name}</td>
+                    <td>({a.shape.join(', ')})</td>
+                    <td class="bt-num">{a.size}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <p>
           <a href={downloadUrl} download>
@@ -152,7 +154,7 @@ function ArrayTable({ info, value }: { info: ArrayInfo; value: unknown }) {
         {open ? 'Hide values' : `Show ${info.size} values`}
       </button>
       {open && (
-        <div class="bt-scroll">
+        <div class="bt-scroll" tabIndex={0}>
           <table class="bt-table" data-testid={`array-${info.name}`}>
             <thead>
               <tr>

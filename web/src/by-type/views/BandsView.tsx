@@ -1,4 +1,5 @@
 /** BandsData: the band structure along its k-point path, the numbers of the `json` download, labels included. */
+import { useState } from 'preact/hooks';
 import { Await } from '../../components/Await.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
@@ -31,10 +32,23 @@ export default function BandsView({ node, api }: TypeViewProps) {
 }
 
 function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: string }) {
+  // Energies relative to a reference the reader gives (a Fermi energy), within a window they choose.
+  const [reference, setReference] = useState(0);
+  const [window_, setWindow] = useState<[number, number] | undefined>(undefined);
+  const [typed, setTyped] = useState({ reference: '0', low: '', high: '' });
   if (plot.lines.length === 0) return <p>These bands hold no points to plot.</p>;
   const twoTypes = plot.twoTypes;
+  const shift = (p: [number, number]): [number, number] => [p[0], p[1] - reference];
+  const y: [number, number] = window_ ?? [plot.y[0] - reference, plot.y[1] - reference];
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const ref = Number(typed.reference);
+    setReference(Number.isFinite(ref) ? ref : 0);
+    const [low, high] = [Number(typed.low), Number(typed.high)];
+    setWindow(typed.low !== '' && typed.high !== '' && low < high ? [low, high] : undefined);
+  };
   const lines = plot.lines.map((l) => ({
-    points: l.points,
+    points: reference === 0 ? l.points : l.points.map(shift),
     color: l.second ? (SERIES[1] as string) : (SERIES[0] as string),
     name: `band ${l.band + 1}`,
   }));
@@ -57,13 +71,60 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
           </span>
         </div>
       )}
+      <form class="bt-plot-controls" onSubmit={apply} aria-label="Energy axis">
+        <label>
+          Reference energy{units ? ` (${units})` : ''}{' '}
+          <input
+            type="number"
+            step="any"
+            size={8}
+            value={typed.reference}
+            onInput={(e) => setTyped({ ...typed, reference: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+        <label>
+          Window from{' '}
+          <input
+            type="number"
+            step="any"
+            size={6}
+            value={typed.low}
+            onInput={(e) => setTyped({ ...typed, low: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+        <label>
+          to{' '}
+          <input
+            type="number"
+            step="any"
+            size={6}
+            value={typed.high}
+            onInput={(e) => setTyped({ ...typed, high: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+        <button type="submit" class="bt-button">
+          Apply
+        </button>
+        <button
+          type="button"
+          class="bt-button"
+          onClick={() => {
+            setReference(0);
+            setWindow(undefined);
+            setTyped({ reference: '0', low: '', high: '' });
+          }}
+        >
+          Reset
+        </button>
+      </form>
       <LinePlot
         lines={lines}
         x={plot.x}
-        y={plot.y}
+        y={y}
+        exactY={window_ !== undefined}
         namedTicks={ticks}
         xLabel="k-point path"
-        yLabel={units ? `Energy (${units})` : 'Energy'}
+        yLabel={`${reference === 0 ? 'Energy' : `E − ${reference}`}${units ? ` (${units})` : ''}`}
         title={`Band structure of ${label}: ${plot.bandCount} bands`}
         testId="bands-plot"
       />

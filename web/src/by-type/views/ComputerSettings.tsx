@@ -67,7 +67,9 @@ export function Setting({ name, value }: { name: string; value: unknown }) {
       value === '' ? (
         <span class="bt-muted">(empty)</span>
       ) : value.includes('\n') ? (
-        <pre class="bt-pre">{value}</pre>
+        <pre class="bt-pre" tabIndex={0}>
+          {value}
+        </pre>
       ) : (
         <code>{value}</code>
       );

@@ -6,19 +6,28 @@ import { kpointLabels, kpointsMesh, meshText } from '../logic/kpoints.js';
 import { Num, Section, Table, useShown } from './common.js';
 import { downloadJson } from './download.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
+import { BrillouinZone } from './BrillouinZone.js';
 
 interface Loaded {
   attributes: Record<string, unknown>;
   points: number[][];
   weights?: number[];
+  /** The Brillouin zone's faces and the points in Cartesian coordinates, when the set has a cell. */
+  zone?: { faces: Vec3[][]; absolute: Vec3[] };
 }
+
+type Vec3 = [number, number, number];
 
 export default function KpointsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal): Promise<Loaded> => {
       const [attrs, derived] = await Promise.all([
         fetchAttributes(api, node.uuid, signal),
-        fetchDerived<{ explicit_kpoints_rel?: number[][] }>(api, node.uuid, signal),
+        fetchDerived<{
+          explicit_kpoints_rel?: number[][];
+          explicit_kpoints_abs?: Vec3[];
+          faces_data?: { faces?: Vec3[][] };
+        }>(api, node.uuid, signal),
       ]);
       const points = derived.explicit_kpoints_rel ?? [];
       // Weights are stored only with an explicit list; the json download carries them.
@@ -27,7 +36,12 @@ export default function KpointsView({ node, api }: TypeViewProps) {
         const json = await downloadJson<{ weights?: number[] }>(api, node.uuid, signal);
         weights = Array.isArray(json.weights) ? json.weights : undefined;
       }
-      return { attributes: attrs, points, weights };
+      const faces = derived.faces_data?.faces;
+      const zone =
+        Array.isArray(faces) && faces.length > 0
+          ? { faces, absolute: derived.explicit_kpoints_abs ?? [] }
+          : undefined;
+      return { attributes: attrs, points, weights, zone };
     },
     [node.uuid, api],
   );
@@ -40,7 +54,7 @@ export default function KpointsView({ node, api }: TypeViewProps) {
   );
 }
 
-function Kpoints({ attributes, points, weights }: Loaded) {
+function Kpoints({ attributes, points, weights, zone }: Loaded) {
   const mesh = kpointsMesh(attributes);
   const labels = kpointLabels(attributes, points.length);
   const { shown, more } = useShown(points);
@@ -65,6 +79,13 @@ function Kpoints({ attributes, points, weights }: Loaded) {
             </>
           )}
         </dl>
+        {zone && (
+          <BrillouinZone
+            faces={zone.faces}
+            points={zone.absolute}
+            labels={[...labels.entries()].map(([index, label]) => ({ index, label }))}
+          />
+        )}
       </Section>
       {points.length > 0 && (
         <Section title={mesh ? 'Points of the mesh (fractional)' : 'Points (fractional)'} id="bt-kpoint-list">

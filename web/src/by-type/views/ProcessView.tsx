@@ -15,6 +15,8 @@ import { filenameQuery, quotedParam, type Entry } from '../logic/files.js';
 import { logTone, processStatus } from '../logic/process.js';
 import { Section, Table, useShown } from './common.js';
 import { useAttributes } from './contents.js';
+import { KeyOutputs } from './KeyOutputs.js';
+import { CallTree } from './CallTree.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
@@ -28,9 +30,10 @@ export default function ProcessView({ node, api }: TypeViewProps) {
           {(attrs) => <Status attributes={attrs} />}
         </Await>
       </Section>
+      <KeyOutputs api={api} uuid={node.uuid} />
       <Report api={api} uuid={node.uuid} />
       <Relatives api={api} uuid={node.uuid} direction="incoming" title="Called by" />
-      <Relatives api={api} uuid={node.uuid} direction="outgoing" title="Called processes" />
+      <CallTree api={api} uuid={node.uuid} />
       {isCalcJob(node.node_type) && <CalcJobFiles api={api} uuid={node.uuid} />}
     </div>
   );
@@ -78,7 +81,9 @@ function Status({ attributes }: { attributes: Record<string, unknown> }) {
         <>
           <dt>Exception</dt>
           <dd>
-            <pre class="bt-pre bt-tone-failed">{attributes.exception}</pre>
+            <pre class="bt-pre bt-tone-failed" tabIndex={0}>
+              {attributes.exception}
+            </pre>
           </dd>
         </>
       )}
@@ -113,7 +118,7 @@ function Logs({ logs }: { logs: Log[] }) {
   if (logs.length === 0) return <p data-testid="report">This process logged nothing.</p>;
   return (
     <>
-      <div class="bt-scroll">
+      <div class="bt-scroll" tabIndex={0}>
         <table class="bt-table" data-testid="report">
           <thead>
             <tr>

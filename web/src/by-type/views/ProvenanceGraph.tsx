@@ -1,7 +1,9 @@
 /**
  * The provenance graph of a node's neighbourhood (`links/tree`), drawn by cytoscape with a dagre layout. Clicking
- * a neighbour expands it (its own neighbourhood is fetched and added); double-clicking, or its "Open" button,
- * opens its page. The same nodes are listed below the picture, for keyboards and screen readers.
+ * a neighbour expands it (a bounded number of its neighbours per direction is fetched and added, the rest is one
+ * "N more" marker that opens the paged link list); double-clicking, or its "Open" button, opens its page. Captions
+ * never shrink below a readable size: the zoom stops there and the picture is moved instead. The same nodes are
+ * listed below the picture, for keyboards and screen readers.
  */
 import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
@@ -10,13 +12,23 @@ import type { Api } from '../../api.js';
 import { ErrorMessage } from '../../components/Problem.js';
 import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
-import { emptyGraph, mergeTree, type Graph, type TreeAnswer } from '../logic/graph.js';
+import {
+  emptyGraph,
+  mergeTree,
+  moreMarkers,
+  MIN_LABEL_PX,
+  NEIGHBOURS_PER_DIRECTION,
+  type Graph,
+  type TreeAnswer,
+} from '../logic/graph.js';
 import './by-type.css';
 
 cytoscape.use(dagre);
 
-/** Neighbours fetched per direction for each expanded node; the server says how many it left out. */
-const LIMIT = 20;
+const LIMIT = NEIGHBOURS_PER_DIRECTION;
+/** Captions' size at zoom 1; the zoom never goes below what keeps them at MIN_LABEL_PX on screen. */
+const FONT_PX = 12;
+const MIN_ZOOM = MIN_LABEL_PX / FONT_PX;
 
 const fetchTree = async (api: Api, uuid: string): Promise<TreeAnswer> =>
   (await api.get<TreeAnswer>(`/nodes/${uuid}/links/tree/`, `in_limit=${LIMIT}&out_limit=${LIMIT}`)).data;
@@ -35,7 +47,7 @@ function colours(element: Element) {
   };
 }
 
-export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphProps) {
+export default function ProvenanceGraph({ node, api, onOpen, onMore }: ProvenanceGraphProps) {
   const host = useRef<HTMLDivElement>(null);
   const cy = useRef<cytoscape.Core | undefined>(undefined);
   const graph = useRef<Graph>(emptyGraph());
@@ -44,6 +56,9 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
   const [selected, setSelected] = useState<string>(node.uuid);
   const open = useRef(onOpen);
   open.current = onOpen;
+  const more = useRef(onMore);
+  more.current = onMore;
+  const [labelPx, setLabelPx] = useState(FONT_PX);
 
   const expand = async (uuid: string) => {
     setState({ loading: uuid });
@@ -66,17 +81,17 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
     graph.current = emptyGraph();
     const core = cytoscape({
       container: element,
-      // A lone node or two would otherwise be blown up to fill the frame.
-      maxZoom: 1.6,
-      minZoom: 0.1,
+      // A lone node or two would otherwise be blown up to fill the frame; below MIN_ZOOM captions are unreadable.
+      maxZoom: 2,
+      minZoom: MIN_ZOOM,
       style: [
         {
           selector: 'node',
           style: {
             label: 'data(label)',
             'text-wrap': 'wrap',
-            'text-max-width': '120px',
-            'font-size': 10,
+            'text-max-width': '130px',
+            'font-size': FONT_PX,
             color: c.fg,
             'text-valign': 'bottom',
             'text-margin-y': 4,
@@ -104,6 +119,24 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
         { selector: `node[id = "${node.uuid}"]`, style: { width: 36, height: 36, 'border-width': 4 } },
         { selector: 'node:selected', style: { 'border-color': c.focus, 'border-width': 4 } },
         {
+          selector: 'node[?more]',
+          style: {
+            shape: 'round-rectangle',
+            width: 84,
+            height: 22,
+            'padding-left': '6px',
+            'padding-right': '6px',
+            'background-color': c.bg,
+            'border-color': c.focus,
+            'border-width': 1,
+            'border-style': 'dashed',
+            'text-valign': 'center',
+            'text-margin-y': 0,
+            color: c.focus,
+          },
+        },
+        { selector: 'edge[?more]', style: { 'line-style': 'dashed', label: '' } },
+        {
           selector: 'edge',
           style: {
             width: 1.5,
@@ -112,7 +145,7 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
             'target-arrow-shape': 'triangle',
             'curve-style': 'bezier',
             label: 'data(label)',
-            'font-size': 8,
+            'font-size': FONT_PX - 1,
             color: c.muted,
             'text-rotation': 'autorotate',
             'text-background-color': c.bg,
@@ -122,12 +155,18 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
       ],
     });
     cy.current = core;
-    core.on('tap', 'node', (event) => {
+    const onZoom = () => setLabelPx(Math.round(FONT_PX * core.zoom() * 10) / 10);
+    core.on('zoom', onZoom);
+    core.on('tap', 'node[?more]', (event) => {
+      const data = event.target.data() as { of: string; direction: 'incoming' | 'outgoing' };
+      more.current(data.of, data.direction);
+    });
+    core.on('tap', 'node[!more]', (event) => {
       const id = event.target.id() as string;
       setSelected(id);
       if (!graph.current.nodes.get(id)?.expanded) void expand(id);
     });
-    core.on('dbltap', 'node', (event) => open.current(event.target.id() as string));
+    core.on('dbltap', 'node[!more]', (event) => open.current(event.target.id() as string));
     void expand(node.uuid);
     return () => {
       core.destroy();
@@ -135,6 +174,14 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
     };
   }, [node.uuid, api]);
 
+  const markers = moreMarkers(graph.current);
+  const reset = () => {
+    if (!cy.current) return;
+    cy.current.elements().remove();
+    graph.current = emptyGraph();
+    setSelected(node.uuid);
+    void expand(node.uuid);
+  };
   const info = graph.current.nodes.get(selected);
   const omitted = graph.current.omitted.get(selected);
   return (
@@ -144,8 +191,23 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
         <span class="bt-swatch bt-workflow" /> workflow — click a node to add its neighbours, double-click to
         open it.
       </p>
+      <div class="bt-graph-controls" role="toolbar" aria-label="Graph view">
+        <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 1.25)}>
+          Zoom in
+        </button>
+        <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 0.8)}>
+          Zoom out
+        </button>
+        <button type="button" class="bt-button" onClick={() => cy.current?.fit(undefined, 20)}>
+          Fit
+        </button>
+        <button type="button" class="bt-button" onClick={() => reset()}>
+          Reset
+        </button>
+      </div>
       <div
         ref={host}
+        data-label-px={labelPx}
         class="bt-graph"
         data-testid="provenance-graph"
         role="img"
@@ -166,6 +228,22 @@ export default function ProvenanceGraph({ node, api, onOpen }: ProvenanceGraphPr
               ({omitted.incoming} incoming and {omitted.outgoing} outgoing links not drawn)
             </span>
           )}
+        </p>
+      )}
+      {markers.length > 0 && (
+        <p class="bt-muted" data-testid="graph-more">
+          Not drawn:{' '}
+          {markers.map((m) => (
+            <button
+              key={m.id}
+              type="button"
+              class="bt-button bt-more"
+              onClick={() => onMore(m.of, m.direction)}
+            >
+              {m.count.toLocaleString('en-US')} more {m.direction} of{' '}
+              {(graph.current.nodes.get(m.of)?.label ?? m.of).split('\n')[0]}
+            </button>
+          ))}
         </p>
       )}
       <details>
@@ -210,6 +288,21 @@ function draw(core: cytoscape.Core, graph: Graph, added: string[], around: strin
         data: { id: e.id, source: e.source, target: e.target, label: e.label },
       });
   }
+  for (const m of moreMarkers(graph)) {
+    if (core.getElementById(m.id).length > 0) continue;
+    elements.push({
+      group: 'nodes',
+      data: {
+        id: m.id,
+        label: `${m.count.toLocaleString('en-US')} more`,
+        more: true,
+        of: m.of,
+        direction: m.direction,
+      },
+    });
+    const [source, target] = m.direction === 'incoming' ? [m.id, m.of] : [m.of, m.id];
+    elements.push({ group: 'edges', data: { id: `${m.id}:edge`, source, target, label: '', more: true } });
+  }
   core.add(elements);
   core.getElementById(around).data('expanded', true);
   core
@@ -222,6 +315,16 @@ function draw(core: cytoscape.Core, graph: Graph, added: string[], around: strin
       nodeDimensionsIncludeLabels: true,
       fit: true,
       padding: 20,
+      // Too big to fit at a readable size: the expanded node stays in the middle, the rest is moved to.
+      stop: () => {
+        if (core.zoom() <= MIN_ZOOM + 1e-6) core.center(core.getElementById(around));
+      },
     } as cytoscape.LayoutOptions)
     .run();
+}
+
+function zoomBy(core: cytoscape.Core | undefined, factor: number) {
+  if (!core) return;
+  const level = Math.min(core.maxZoom(), Math.max(core.minZoom(), core.zoom() * factor));
+  core.zoom({ level, renderedPosition: { x: core.width() / 2, y: core.height() / 2 } });
 }

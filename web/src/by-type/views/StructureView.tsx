@@ -1,5 +1,5 @@
 /** StructureData: the 3D view with its cell, the formula, the cell's lengths and angles, and the sites. */
-import { useMemo } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { Await } from '../../components/Await.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
@@ -8,6 +8,9 @@ import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from
 import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
+import { Symmetry } from './Symmetry.js';
+import { Formula } from '../../components/Formula.js';
+import { density, supercell } from '../logic/symmetry.js';
 
 interface Derived {
   formula?: string;
@@ -21,29 +24,42 @@ export default function StructureView({ node, api }: TypeViewProps) {
         fetchAttributes(api, node.uuid, signal),
         fetchDerived<Derived>(api, node.uuid, signal),
       ]);
-      return {
-        crystal: crystalFromAttributes(attributes),
-        derived,
-      };
+      const crystal = crystalFromAttributes(attributes);
+      return { crystal, derived, density: density(attributes, crystal.cell) };
     },
     [node.uuid, api],
   );
   return (
     <div class="bt-view" data-view="structure">
       <Await loaded={loaded} what="the structure">
-        {({ crystal, derived }) => (
-          <Structure crystal={crystal} derived={derived} label={node.label || node.uuid} />
+        {({ crystal, derived, density }) => (
+          <Structure crystal={crystal} derived={derived} density={density} label={node.label || node.uuid} />
         )}
       </Await>
     </div>
   );
 }
 
-function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Derived; label: string }) {
-  const atoms = useMemo(
-    () => crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position })),
-    [crystal],
-  );
+/** The most atoms a supercell may have in the 3D view (beyond, the repeat buttons stop). */
+const SUPERCELL_ATOMS = 4000;
+
+function Structure({
+  crystal,
+  derived,
+  density,
+  label,
+}: {
+  crystal: Crystal;
+  derived: Derived;
+  density?: number;
+  label: string;
+}) {
+  const [repeat, setRepeat] = useState<[number, number, number]>([1, 1, 1]);
+  const periodic = crystal.pbc.some(Boolean);
+  const drawn = useMemo(() => {
+    const atoms = crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position }));
+    return periodic ? supercell(atoms, crystal.cell, repeat) : { atoms, cell: crystal.cell };
+  }, [crystal, repeat, periodic]);
   const p = cellParameters(crystal.cell);
   const dim = derived.dimensionality;
   const { shown, more } = useShown(crystal.sites);
@@ -52,9 +68,16 @@ function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Der
       <Section title="Structure" id="bt-structure">
         <dl class="bt-facts">
           <dt>Formula</dt>
-          <dd data-testid="formula">{derived.formula ?? '—'}</dd>
+          <dd data-testid="formula">{derived.formula ? <Formula formula={derived.formula} /> : '—'}</dd>
           <dt>Sites</dt>
           <dd>{crystal.sites.length}</dd>
+          {density !== undefined && (
+            <>
+              <dt>Density</dt>
+              <dd data-testid="density">{density.toFixed(4)} g/cm³</dd>
+            </>
+          )}
+          {periodic && <Symmetry crystal={crystal} />}
           <dt>Periodic</dt>
           <dd>{crystal.pbc.map((b, i) => `${'abc'[i]}: ${b ? 'yes' : 'no'}`).join(', ')}</dd>
           {dim?.label && (
@@ -68,7 +91,38 @@ function Structure({ crystal, derived, label }: { crystal: Crystal; derived: Der
           )}
         </dl>
         {/* A molecule (no periodic direction) is drawn without the box it sits in. */}
-        <Crystal3D atoms={atoms} cell={crystal.pbc.some(Boolean) ? crystal.cell : undefined} label={label} />
+        {periodic && (
+          <div class="bt-supercell" role="group" aria-label="Supercell">
+            <span class="bt-muted">Supercell</span>
+            {[0, 1, 2].map((axis) => (
+              <label key={axis}>
+                {'abc'[axis]}{' '}
+                <select
+                  value={String(repeat[axis])}
+                  onChange={(event) => {
+                    const next = [...repeat] as [number, number, number];
+                    next[axis] = Number((event.currentTarget as HTMLSelectElement).value);
+                    setRepeat(next);
+                  }}
+                >
+                  {[1, 2, 3, 4, 5].map((n) => (
+                    <option
+                      key={n}
+                      value={String(n)}
+                      disabled={
+                        (crystal.sites.length * n * repeat[0] * repeat[1] * repeat[2]) / repeat[axis]! >
+                        SUPERCELL_ATOMS
+                      }
+                    >
+                      {n}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ))}
+          </div>
+        )}
+        <Crystal3D atoms={drawn.atoms} cell={periodic ? drawn.cell : undefined} label={label} />
       </Section>
       <CellTable cell={crystal.cell} params={p} />
       <Section title="Sites" id="bt-sites">

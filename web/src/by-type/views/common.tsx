@@ -74,7 +74,11 @@ export function Table({
       <tbody>{children}</tbody>
     </table>
   );
-  return scroll ? <div class="bt-scroll">{table}</div> : table;
+  return (
+    <div class={scroll ? 'bt-scroll' : 'bt-scroll-x'} tabIndex={0}>
+      {table}
+    </div>
+  );
 }
 
 /** Shows the first `limit` items of a long list, with a button for the rest (never a page of 10^5 rows). */

@@ -1,0 +1,155 @@
+/**
+ * Plots in Chromium (rich archive): a band structure's value under the pointer, its energy window and reference
+ * energy; a pseudopotential's radial functions as its json download has them.
+ */
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserMissing,
+  conformanceData,
+  launchBrowser,
+  serveExplorer,
+  watchedPage,
+  type ApiNode,
+} from './support.js';
+
+const missing = browserMissing(import.meta.filename);
+
+describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () => {
+  let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [served, browser] = await Promise.all([
+      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    served?.stop();
+  });
+
+  it('reads out values under the pointer; a window and a reference energy move the axis, Reset restores it', async () => {
+    const [bands] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    const json = (await (
+      await fetch(`${served.base}/api/v4/nodes/${bands!.uuid}/download/?download_format=json`)
+    ).json()) as { paths: { values: number[][] }[] };
+    const energies = json.paths.flatMap((p) => p.values.flat());
+    const [low, high] = [Math.min(...energies), Math.max(...energies)];
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+      const plot = page.locator('[data-testid="bands-plot"]');
+      await plot.waitFor({ timeout: 20_000 });
+      const yTicks = async () =>
+        (await plot.locator(':scope > g > text[text-anchor="end"]').allTextContents()).map(Number);
+
+      await plot.scrollIntoViewIfNeeded();
+      const box = (await plot.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await expect
+        .poll(() => page.locator('[data-testid="plot-readout"] text').textContent())
+        .toMatch(/^band \d+: -?\d+\.\d{4} at \d+\.\d{4}$/);
+
+      const form = page.getByRole('form', { name: 'Energy axis' });
+      const middle = (low + high) / 2;
+      await form.getByLabel('Window from').fill(String(Math.floor(middle - 1)));
+      await form.getByLabel('to', { exact: true }).fill(String(Math.ceil(middle + 1)));
+      await form.getByRole('button', { name: 'Apply' }).click();
+      await expect
+        .poll(async () =>
+          (await yTicks()).every((t) => t >= Math.floor(middle - 1) && t <= Math.ceil(middle + 1)),
+        )
+        .toBe(true);
+
+      await form.getByRole('button', { name: 'Reset' }).click();
+      await form.getByLabel(/^Reference energy/).fill(String(high));
+      await form.getByRole('button', { name: 'Apply' }).click();
+      // Relative to the highest energy, every band lies at or below zero.
+      await expect.poll(async () => Math.min(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil(low - high));
+      expect(Math.max(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil((high - low) * 0.1) + 1);
+      expect(await plot.textContent()).toContain(`E − ${high}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("plots a pseudopotential's radial functions from its json download: projectors, then wave functions", async () => {
+    const [upf] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.upf.UpfData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    const json = (await (
+      await fetch(`${served.base}/api/v4/nodes/${upf!.uuid}/download/?download_format=json`)
+    ).json()) as {
+      pseudo_potential: { beta_projectors: { label: string }[]; atomic_wave_functions: { label: string }[] };
+    };
+    const { beta_projectors: beta, atomic_wave_functions: wfc } = json.pseudo_potential;
+    expect(beta.length).toBeGreaterThan(0);
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${upf!.uuid}`);
+      const plot = page.locator('[data-testid="radial-plot"]');
+      await plot.waitFor({ timeout: 20_000 });
+      const drawn = () =>
+        plot
+          .locator('g[clip-path] path')
+          .evaluateAll((paths) => paths.filter((p) => (p.getAttribute('d') ?? '').length > 10).length);
+      expect(await drawn()).toBe(beta.length);
+      const legend = await page.locator('[data-testid="radial-legend"] > span').allTextContents();
+      expect(legend.map((t) => t.split(' (')[0])).toEqual(beta.map((b) => b.label));
+      await page.getByRole('button', { name: 'Atomic wave functions χ(r)' }).click();
+      await expect.poll(drawn).toBe(wfc.length);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("draws a k-point set's Brillouin zone (the server's faces) with its points, and turns it with the keyboard", async () => {
+    const sets = await served.api<{ nodes: ApiNode[] }>(
+      `/nodes/?full_type=${encodeURIComponent('"data.core.array.kpoints.KpointsData.|"')}&orderby=id&limit=50`,
+    );
+    let found: { node: ApiNode; faces: number; points: number } | undefined;
+    for (const node of sets.data.nodes) {
+      const derived = (
+        await served.api<{
+          derived_properties: { faces_data?: { faces: unknown[] }; explicit_kpoints_abs?: unknown[] };
+        }>(`/nodes/${node.uuid}/contents/derived_properties/`)
+      ).data.derived_properties;
+      if (derived.faces_data && derived.explicit_kpoints_abs) {
+        found = { node, faces: derived.faces_data.faces.length, points: derived.explicit_kpoints_abs.length };
+        break;
+      }
+    }
+    expect(found).toBeDefined();
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${found!.node.uuid}`);
+      const zone = page.locator('[data-testid="brillouin-zone"]');
+      await zone.waitFor({ timeout: 20_000 });
+      expect(await zone.locator('polygon').count()).toBe(found!.faces);
+      expect(await zone.locator('circle').count()).toBe(found!.points);
+      const before = await zone.locator('polygon').first().getAttribute('points');
+      await zone.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => zone.locator('polygon').first().getAttribute('points')).not.toBe(before);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Formulas in the explorer's lists, in Chromium on the rich archive: every structure row of the node list and
+ * of a calculation's incoming links shows the formula the server derives, with its counts as subscripts.
+ */
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserMissing,
+  conformanceData,
+  launchBrowser,
+  serveExplorer,
+  watchedPage,
+  type ApiNode,
+} from './support.js';
+
+const missing = browserMissing(import.meta.filename);
+const STRUCTURE = 'data.core.structure.StructureData.|';
+
+describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () => {
+  let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+  const derived = async (uuid: string) =>
+    (
+      await served.api<{ derived_properties: { formula: string } }>(
+        `/nodes/${uuid}/contents/derived_properties/`,
+      )
+    ).data.derived_properties.formula;
+
+  beforeAll(async () => {
+    [served, browser] = await Promise.all([
+      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    served?.stop();
+  });
+
+  it("the structure list and a calculation's links show each structure's formula", async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      const rows = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=20&orderby=-ctime,id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}`);
+      const shown = page.locator('table.nodes tbody tr .formula');
+      await expect.poll(() => shown.count()).toBe(rows.length);
+      const formulas = await shown.evaluateAll((all) => all.map((e) => e.getAttribute('data-formula')));
+      expect(formulas).toEqual(await Promise.all(rows.map((n) => derived(n.uuid))));
+      const withCount = formulas.findIndex((f) => /\d/.test(f!));
+      expect(await shown.nth(withCount).locator('sub').count()).toBeGreaterThan(0);
+
+      // A calculation that used a structure: its incoming links name the structure by its formula too.
+      let calc: ApiNode | undefined;
+      let used: ApiNode | undefined;
+      const calcs = await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/page/1/?perpage=50&orderby=id&full_type=${encodeURIComponent('"process.calculation.calcjob.CalcJobNode.|%"')}`,
+      );
+      for (const candidate of calcs.data.nodes) {
+        used = (
+          await served.api<{ incoming: ApiNode[] }>(
+            `/nodes/${candidate.uuid}/links/incoming/page/1/?perpage=20`,
+          )
+        ).data.incoming.find((n) => n.node_type.startsWith('data.core.structure.'));
+        calc = candidate;
+        if (used) break;
+      }
+      expect(used).toBeDefined();
+      if (calc) {
+        await page.goto(`${served.base}/nodes/${calc.uuid}#incoming`);
+        const linked = page.locator('#incoming .formula');
+        await expect.poll(() => linked.count()).toBeGreaterThan(0);
+        const all = await linked.evaluateAll((e) => e.map((x) => x.getAttribute('data-formula')));
+        expect(all).toContain(await derived(used!.uuid));
+      }
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("a structure's attributes are compact: its 3×3 cell on 3 lines, each site's position on one", async () => {
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      const [structure] = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      const { attributes } = (
+        await served.api<{ attributes: { cell: number[][] } }>(
+          `/nodes/${structure!.uuid}/contents/attributes/`,
+        )
+      ).data;
+      await page.goto(`${served.base}/nodes/${structure!.uuid}#attributes`);
+      const cell = page.locator('#attributes .json-matrix', { hasText: 'cell:' });
+      await cell.waitFor();
+      const rows = await cell.locator('.json-row').allTextContents();
+      expect(rows).toEqual(attributes.cell.map((row) => `[${row.join(', ')}]`));
+      const lineHeight = await cell.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight));
+      expect((await cell.boundingBox())!.height).toBeLessThanOrEqual(3.5 * lineHeight);
+      const position = page.locator('#attributes .json-inline', { hasText: 'position:' }).first();
+      expect((await position.boundingBox())!.height).toBeLessThanOrEqual(1.5 * lineHeight);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * A structure's page in Chromium (rich archive): the space group found by moyo in the browser is the one the
+ * crystal has (silicon in the diamond structure Fd-3m, 227; rock salt Fm-3m, 225), the density follows from the
+ * kinds' masses and the cell, the tolerance and the supercell can be changed without a failure.
+ */
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  browserMissing,
+  conformanceData,
+  launchBrowser,
+  screenshot,
+  serveExplorer,
+  watchedPage,
+  type ApiNode,
+} from './support.js';
+
+const missing = browserMissing(import.meta.filename);
+
+describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
+  let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+  const byLabel = async (label: string) =>
+    (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?label=${encodeURIComponent(`"${label}"`)}&full_type=${encodeURIComponent('"data.core.structure.StructureData.|"')}&limit=1`,
+      )
+    ).data.nodes[0]!;
+
+  beforeAll(async () => {
+    [served, browser] = await Promise.all([
+      serveExplorer([join(conformanceData, 'rich.aiida')]),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    served?.stop();
+  });
+
+  it('space group, density and supercell of silicon and rock salt', async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 1366, height: 900 } });
+    const { page } = watched;
+    try {
+      for (const [label, symbol, number] of [
+        ['Si diamond', 'Fd-3m', '227'],
+        ['NaCl rocksalt', 'Fm-3m', '225'],
+      ] as const) {
+        const node = await byLabel(label);
+        const { attributes } = (
+          await served.api<{
+            attributes: {
+              cell: number[][];
+              kinds: { name: string; mass: number }[];
+              sites: { kind_name: string }[];
+            };
+          }>(`/nodes/${node.uuid}/contents/attributes/`)
+        ).data;
+        await page.goto(`${served.base}/nodes/${node.uuid}`);
+        const number_ = page.locator('[data-testid="space-group-number"]');
+        await expect.poll(() => number_.textContent(), { timeout: 20_000 }).toBe(number);
+        expect(await page.locator('[data-testid="space-group-symbol"]').textContent()).toBe(symbol);
+        // Density: the kinds' masses over the cell's volume.
+        const [a, b, c] = attributes.cell as [number[], number[], number[]];
+        const volume = Math.abs(
+          a[0]! * (b[1]! * c[2]! - b[2]! * c[1]!) -
+            a[1]! * (b[0]! * c[2]! - b[2]! * c[0]!) +
+            a[2]! * (b[0]! * c[1]! - b[1]! * c[0]!),
+        );
+        const mass = attributes.sites.reduce(
+          (sum, s) => sum + attributes.kinds.find((k) => k.name === s.kind_name)!.mass,
+          0,
+        );
+        const shown = parseFloat((await page.locator('[data-testid="density"]').textContent())!);
+        expect(shown).toBeCloseTo((mass * 1.6605390666) / volume, 3);
+        if (label === 'Si diamond') expect(shown).toBeCloseTo(2.33, 1);
+        // A tighter tolerance keeps an exact crystal's group; a 2×2×2 supercell is drawn without a failure.
+        await page.getByLabel('Tolerance').selectOption('0.00001');
+        await expect.poll(() => number_.textContent()).toBe(number);
+        await page.getByRole('group', { name: 'Supercell' }).getByLabel('a').selectOption('2');
+        await page.getByRole('group', { name: 'Supercell' }).getByLabel('b').selectOption('2');
+        await page.getByRole('group', { name: 'Supercell' }).getByLabel('c').selectOption('2');
+        await page.waitForTimeout(300);
+        if (label === 'Si diamond') await screenshot(page, 'structure-si-supercell');
+      }
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * What a structure's page works out about its crystal: the cell a symmetry finder is given (kinds as species, so
+ * that kinds the data tells apart, Fe1 and Fe2, stay apart), the density from the kinds' masses, and a supercell.
+ */
+import { cellParameters, type Cell, type Vec3 } from './cell.js';
+import type { Crystal } from './structure.js';
+
+/** The cell as moyo reads it: lattice vectors as rows (flattened), fractional positions, one number a species. */
+export interface SymmetryCell {
+  lattice: { basis: [number, number, number, number, number, number, number, number, number] };
+  positions: Vec3[];
+  numbers: number[];
+}
+
+export function symmetryCell(crystal: Crystal): SymmetryCell {
+  const species = new Map<string, number>();
+  const numbers = crystal.sites.map((s) => {
+    if (!species.has(s.kind)) species.set(s.kind, species.size + 1);
+    return species.get(s.kind)!;
+  });
+  const [a, b, c] = crystal.cell;
+  return {
+    lattice: { basis: [...a, ...b, ...c] as SymmetryCell['lattice']['basis'] },
+    positions: crystal.sites.map((s) => s.fractional ?? [0, 0, 0]),
+    numbers,
+  };
+}
+
+/** Grams per atomic mass unit, times 1e24 Å³ per cm³. */
+const AMU_G_PER_CM3 = 1.6605390666;
+
+/** Density in g/cm³ from the kinds' masses (AiiDA stores each kind's mass), or undefined without them. */
+export function density(attributes: Record<string, unknown>, cell: Cell): number | undefined {
+  const { kinds, sites } = attributes;
+  if (!Array.isArray(kinds) || !Array.isArray(sites)) return undefined;
+  const mass = new Map<string, number>();
+  for (const k of kinds as { name?: unknown; mass?: unknown }[]) {
+    if (typeof k?.name === 'string' && typeof k.mass === 'number') mass.set(k.name, k.mass);
+  }
+  let total = 0;
+  for (const s of sites as { kind_name?: unknown }[]) {
+    const m = mass.get(String(s?.kind_name));
+    if (m === undefined) return undefined;
+    total += m;
+  }
+  const volume = cellParameters(cell).volume;
+  return volume > 0 ? (total * AMU_G_PER_CM3) / volume : undefined;
+}
+
+/** The atoms of an n1×n2×n3 supercell and its cell. */
+export function supercell<T extends { position: Vec3 }>(
+  atoms: T[],
+  cell: Cell,
+  repeat: [number, number, number],
+): { atoms: T[]; cell: Cell } {
+  const out: T[] = [];
+  for (let i = 0; i < repeat[0]; i++)
+    for (let j = 0; j < repeat[1]; j++)
+      for (let k = 0; k < repeat[2]; k++) {
+        const shift = [0, 1, 2].map((d) => i * cell[0][d]! + j * cell[1][d]! + k * cell[2][d]!);
+        for (const atom of atoms)
+          out.push({ ...atom, position: atom.position.map((x, d) => x + shift[d]!) as Vec3 });
+      }
+  const scaled = cell.map((v, n) => v.map((x) => x * repeat[n]!)) as unknown as Cell;
+  return { atoms: out, cell: scaled };
+}

@@ -1,0 +1,37 @@
+/**
+ * The formulas of the structures and CIFs among a list's rows: one more request per list page (only when the
+ * page has such nodes), for the few attributes a formula needs. A failure leaves the list as it is.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from '../api.js';
+import { FORMULA_ATTRIBUTES, formulaOf, hasFormula } from '../chemistry.js';
+
+export function useFormulas(api: Api, nodes: { id: number; node_type: string }[]): Map<number, string> {
+  const [formulas, setFormulas] = useState<Map<number, string>>(new Map());
+  const ids = [...new Set(nodes.filter((n) => hasFormula(n.node_type)).map((n) => n.id))];
+  const key = ids.join(',');
+  useEffect(() => {
+    if (ids.length === 0) return;
+    const controller = new AbortController();
+    api
+      .get<{ nodes: { id: number; attributes?: Record<string, unknown> }[] }>(
+        '/nodes/',
+        // `in` takes a list of two or more (a single value is the v4 language's plain equality).
+        `${ids.length === 1 ? `id=${key}` : `id=in=${key}`}&limit=${ids.length}&attributes=true&attributes_filter=${FORMULA_ATTRIBUTES.join(',')}`,
+        { signal: controller.signal },
+      )
+      .then(
+        (answer) => {
+          const found = new Map<number, string>();
+          for (const n of answer.data.nodes) {
+            const formula = formulaOf(n.attributes);
+            if (formula !== undefined) found.set(n.id, formula);
+          }
+          setFormulas(found);
+        },
+        () => undefined,
+      );
+    return () => controller.abort();
+  }, [api, key]);
+  return formulas;
+}
