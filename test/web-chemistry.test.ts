@@ -2,10 +2,9 @@
  * The formulas the explorer's lists show (web/src/chemistry.ts): from the attributes a list asks for, equal to
  * the formula the server derives for every structure of the rich archive, and the CIFs' own formulae.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMULA_ATTRIBUTES, formulaOf, formulaParts, hasFormula } from '../web/src/chemistry.js';
-import { conformanceDir } from './conformance/replay.js';
+import { richFile } from './conformance/corpus.js';
 import { appOn } from './helpers.js';
 
 describe('formulas from attributes', () => {
@@ -52,7 +51,7 @@ describe('on the rich conformance archive', () => {
     return (JSON.parse(r.body) as { data: T }).data;
   };
   beforeAll(async () => {
-    served = await appOn(join(conformanceDir(), 'data', 'rich.aiida'));
+    served = await appOn(richFile('rich.aiida'));
   });
   afterAll(async () => {
     await served?.close();

@@ -2,29 +2,19 @@
  * Plots in Chromium (rich archive): a band structure's value under the pointer, its energy window and reference
  * energy; a pseudopotential's radial functions as its json download has them.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserMissing,
-  conformanceData,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,19 +2,12 @@
  * Formulas in the explorer's lists, in Chromium on the rich archive: every structure row of the node list and
  * of a calculation's incoming links shows the formula the server derives, with its counts as subscripts.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserMissing,
-  conformanceData,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 const STRUCTURE = 'data.core.structure.StructureData.|';
 
 describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () => {
@@ -28,10 +21,7 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
     ).data.derived_properties.formula;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,22 +3,21 @@
  * archive: the page never scrolls sideways (wide tables, graphs and viewers scroll inside themselves), also with
  * every folded part of a node page opened, and nothing failed in the page.
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewKind } from '../../web/src/by-type/logic/choose.js';
 import {
   browserMissing,
-  conformanceData,
   launchBrowser,
   screenshot,
   serveExplorer,
   watchedPage,
   type ApiNode,
 } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 import { seriousViolations } from './axe.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -43,10 +42,7 @@ describe.skipIf(missing !== undefined)('every view fits the screen (rich archive
   const views: { name: string; path: string; node?: boolean }[] = [];
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
     views.push({ name: 'home', path: '/' }, { name: 'nodes', path: '/nodes' });
     // One node of each kind of type view, and a node with none.
     interface TypeCount {

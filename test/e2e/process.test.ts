@@ -2,29 +2,19 @@
  * A calculation's page in Chromium (rich archive): its results (the plain values of the dictionaries it created)
  * are summarised in its view, as the API has them.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserMissing,
-  conformanceData,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 describe.skipIf(missing !== undefined)('process views (rich archive)', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,21 +4,20 @@
  * captions are still at least 10 px on screen; the marker opens the paged list of the links left out; the zoom,
  * fit and reset controls work; the page never scrolls sideways.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_LABEL_PX, NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
 import {
   browserMissing,
-  conformanceData,
   launchBrowser,
   screenshot,
   serveExplorer,
   watchedPage,
   type ApiNode,
 } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 interface TreeMeta {
   nodes: Array<{ outgoing: ApiNode[] }>;
@@ -31,10 +30,7 @@ describe.skipIf(missing !== undefined)('the provenance graph of a hub (rich arch
   let hub: { uuid: string; outgoing: number; calcs: ApiNode[] };
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
     const codes = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?full_type=${encodeURIComponent('"data.core.code.%|%"')}&limit=100`,
     );

@@ -4,29 +4,19 @@
  * `quarry serve` at its root (the same answers a portal gives at a source's path), and the index by the
  * contract's JSON, so that the explorer's side is tested whatever serves it.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserMissing,
-  conformanceData,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 describe.skipIf(missing !== undefined)('the explorer under a source path, with an index of sources', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,20 +3,19 @@
  * crystal has (silicon in the diamond structure Fd-3m, 227; rock salt Fm-3m, 225), the density follows from the
  * kinds' masses and the cell, the tolerance and the supercell can be changed without a failure.
  */
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserMissing,
-  conformanceData,
   launchBrowser,
   screenshot,
   serveExplorer,
   watchedPage,
   type ApiNode,
 } from './support.js';
+import { richFile } from '../conformance/corpus.js';
 
-const missing = browserMissing(import.meta.filename);
+const missing = browserMissing();
 
 describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
@@ -29,10 +28,7 @@ describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
     ).data.nodes[0]!;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([
-      serveExplorer([join(conformanceData, 'rich.aiida')]),
-      launchBrowser(),
-    ]);
+    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();
