@@ -7,16 +7,7 @@ import { buildApp } from '../src/http/app.js';
 import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
-
-/** What the aiida-explorer grid posts: every data node, newest first. */
-const GRID_QUERY = {
-  path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
-  filters: { node: { node_type: { like: 'data.%' } } },
-  project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
-  order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
-  limit: 5000,
-  project_map: {},
-};
+import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
 
 describe('posted queries under many clients', () => {
   let backend: StorageBackend;
@@ -39,7 +30,7 @@ describe('posted queries under many clients', () => {
           const answer = await fetch(`http://127.0.0.1:${port}/api/v4/querybuilder/`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ ...GRID_QUERY, offset: c * 3 + i }),
+            body: JSON.stringify({ ...EXPLORER_GRID_QUERY, offset: c * 3 + i }),
           });
           statuses.push(answer.status);
           const body = (await answer.json()) as { data?: { node?: unknown[] }; message?: string };
@@ -68,7 +59,7 @@ describe('posted queries under many clients', () => {
             // Behind a trusted proxy, the client is the address the proxy added last.
             headers: { 'x-forwarded-for': `192.0.2.77, ${from}` },
             // Queries of their own (the first test's are kept now).
-            payload: { ...GRID_QUERY, limit: 4000, offset },
+            payload: { ...EXPLORER_GRID_QUERY, limit: 4000, offset },
           })
           .then((answer) => {
             finished.push(name);

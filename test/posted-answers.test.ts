@@ -6,15 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';
 import { appOn, smallArchive } from './helpers.js';
-
-const GRID_QUERY = {
-  path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
-  filters: { node: { node_type: { like: 'data.%' } } },
-  project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
-  order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
-  limit: 5000,
-  project_map: {},
-};
+import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
 
 describe('kept answers of posted queries', () => {
   let served: Awaited<ReturnType<typeof appOn>>;
@@ -32,7 +24,7 @@ describe('kept answers of posted queries', () => {
     });
 
   it('answers a repeat with the same data and its own envelope, from what is kept', async () => {
-    const query = { ...GRID_QUERY, limit: 300 };
+    const query = { ...EXPLORER_GRID_QUERY, limit: 300 };
     const first = await post(query);
     expect(first.statusCode).toBe(200);
     const kept = postedAnswersKept().entries;
@@ -57,7 +49,7 @@ describe('kept answers of posted queries', () => {
   it('keeps no refusal: a query past --max-rows is refused each time', async () => {
     const before = postedAnswersKept().entries;
     for (let i = 0; i < 2; i++) {
-      const refused = await post(GRID_QUERY);
+      const refused = await post(EXPLORER_GRID_QUERY);
       expect(refused.statusCode).toBe(400);
       expect(refused.json().message).toMatch(/at most 500/);
     }
@@ -65,7 +57,7 @@ describe('kept answers of posted queries', () => {
   });
 
   it('answers many clients asking the same query at once alike, keeping one answer', async () => {
-    const query = { ...GRID_QUERY, limit: 200, offset: 7 };
+    const query = { ...EXPLORER_GRID_QUERY, limit: 200, offset: 7 };
     const before = postedAnswersKept().entries;
     const answers = await Promise.all(Array.from({ length: 16 }, () => post(query)));
     expect(answers.map((a) => a.statusCode)).toEqual(Array(16).fill(200));

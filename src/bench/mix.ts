@@ -6,6 +6,15 @@
 import type { FastifyInstance } from 'fastify';
 import { httpCachingKinds } from './mix-http.js';
 
+/** What the aiida-explorer's grid posts to `/querybuilder/`: every data node, newest first, up to 5,000. */
+export const EXPLORER_GRID_QUERY = {
+  path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
+  filters: { node: { node_type: { like: 'data.%' } } },
+  project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
+  order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
+  limit: 5000,
+  project_map: {},
+};
 export interface RequestKind {
   name: string;
   method: 'GET' | 'POST';
@@ -113,14 +122,7 @@ export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
       name: 'querybuilder explorer grid',
       method: 'POST',
       paths: ['/api/v4/querybuilder/'],
-      body: {
-        path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
-        filters: { node: { node_type: { like: 'data.%' } } },
-        project: { node: ['id', 'uuid', 'node_type', 'label', 'ctime', 'mtime'] },
-        order_by: [{ node: [{ ctime: { order: 'desc' } }] }],
-        limit: 5000,
-        project_map: {},
-      },
+      body: EXPLORER_GRID_QUERY,
     },
     {
       name: 'querybuilder join + JSON filter',
