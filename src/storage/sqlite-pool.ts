@@ -10,7 +10,7 @@ import { KeptMap } from '../util/kept-map.js';
 import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
 import { KEEP_MS, KeptRows } from './kept-rows.js';
-import { QueryProcess } from './query-process.js';
+import { QueryProcess, type QueryAnswer } from './query-process.js';
 import type { SharedQueryProcesses } from './shared-query-processes.js';
 import {
   QueryStoppedError,
@@ -253,18 +253,7 @@ export class SqlitePool implements Database {
         finish();
         running.idle();
         measured();
-        if (answer.error !== undefined) {
-          return reject(
-            answer.died
-              ? new QueryStoppedError(
-                  `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
-                )
-              : new Error(answer.error),
-          );
-        }
-        if (task.measuredAs !== undefined && answer.ms !== undefined)
-          this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
-        resolve(answer.rows ?? []);
+        this.settle(task, answer, resolve, reject);
       });
     });
   }
@@ -324,20 +313,30 @@ export class SqlitePool implements Database {
         finish();
         shared.release(worker);
         measured();
-        if (answer.error !== undefined) {
-          return reject(
-            answer.died
-              ? new QueryStoppedError(
-                  `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
-                )
-              : new Error(answer.error),
-          );
-        }
-        if (task.measuredAs !== undefined && answer.ms !== undefined)
-          this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
-        resolve(answer.rows ?? []);
+        this.settle(task, answer, resolve, reject);
       });
     });
+  }
+
+  /** A query process's answer to the task's promise; what it took says whether it may run inline next time. */
+  private settle(
+    task: Task,
+    answer: QueryAnswer,
+    resolve: (rows: unknown[]) => void,
+    reject: (error: Error) => void,
+  ): void {
+    if (answer.error !== undefined) {
+      return reject(
+        answer.died
+          ? new QueryStoppedError(
+              `${answer.error} while running this query; it may need more memory than this server allows a query (${this.memoryMb} MB)`,
+            )
+          : new Error(answer.error),
+      );
+    }
+    if (task.measuredAs !== undefined && answer.ms !== undefined)
+      this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
+    resolve(answer.rows ?? []);
   }
 
   /** Queries of this pool running on shared processes: stopped when the pool closes. */
