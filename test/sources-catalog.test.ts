@@ -69,6 +69,13 @@ describe('the source catalog', () => {
     expect(f.closed).toEqual(['a']);
   });
 
+  it('lists the node count of a source opened by the caller (pinned) too', async () => {
+    const pinned = await fakes().opener(spec('p'));
+    const catalog = SourceCatalog.of([pinned]);
+    await new Promise((r) => setImmediate(r));
+    expect(catalog.list()[0]).toMatchObject({ name: 'p', open: true, nodes: 42 });
+  });
+
   it('closes the least recently used idle source past the bound, never one a request holds', async () => {
     const f = fakes();
     const catalog = new SourceCatalog(f.opener, { maxOpen: 2 });

@@ -116,6 +116,9 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   pin(backend: StorageBackend, origin = backend.name): void {
     const spec = { name: backend.name, kind: backend.kind, origin, version: 'pinned' } as SourceSpec as S;
     this.insert(spec, backend);
+    // Open from the start, so the index can say its size as for a source opened on demand.
+    const entry = this.entries.get(spec.name);
+    if (entry !== undefined) void this.countNodes(entry, backend);
   }
 
   /** Add sources known by their specs, opened when first asked for. */
