@@ -108,7 +108,8 @@ export function Search() {
     event.preventDefault();
     const term = classifySearch(text);
     setSaid(undefined);
-    if (term === undefined) return setSaid('Type a UUID (or its start), a pk, or a label.');
+    if (term === undefined)
+      return setSaid('Type a UUID (or its start), a pk, a label, or a formula or elements (SiO2, Si O).');
     if (term.kind === 'label') return navigate(href('/nodes', { label: term.text }));
     setBusy(true);
     try {
@@ -145,7 +146,7 @@ export function Search() {
         id="search-box"
         type="search"
         value={text}
-        placeholder="UUID or its start, pk, or label"
+        placeholder="UUID, pk, label, or formula (SiO2, Si O)"
         onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)}
       />
       <button type="submit" disabled={busy}>
