@@ -155,4 +155,37 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       await page.context().close();
     }
   });
+  it("a structure's page links its OPTIMADE entry, and the home shows the source's OPTIMADE base", async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      const [structure] = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      await page.goto(`${served.base}/nodes/${structure!.uuid}`);
+      const link = page.locator('[data-field="optimade"]');
+      await link.waitFor();
+      const entry = await fetch((await link.getAttribute('href'))!);
+      expect(entry.status).toBe(200);
+      const { data } = (await entry.json()) as {
+        data: { id: string; attributes: { chemical_formula_descriptive: string } };
+      };
+      expect(data.id).toBe(structure!.uuid);
+      expect(data.attributes.chemical_formula_descriptive).toBe(await derived(structure!.uuid));
+
+      await page.goto(served.base);
+      const base = page.locator('[data-field="optimade-base"]');
+      await base.waitFor();
+      expect(await base.textContent()).toBe(`${served.base}/optimade/v1`);
+      const info = await fetch((await base.getAttribute('href'))!);
+      expect(((await info.json()) as { meta: { api_version: string } }).meta.api_version).toMatch(/^1\./);
+      // A long URL wraps on a phone instead of widening the page.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });

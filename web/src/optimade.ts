@@ -3,6 +3,7 @@
  * `SiO2` or `Si O` becomes an OPTIMADE filter on the formulas or elements the server indexes.
  */
 import type { Api } from './api.js';
+import { optimadeBase } from './optimade-base.js';
 
 const SYMBOLS = new Set(
   (
@@ -21,14 +22,6 @@ export interface ChemicalQuery {
   words: string;
   /** For a formula: its Hill form, which the exact matches have. */
   hill?: string;
-}
-
-/** The OPTIMADE base URL of the source the API serves: `/api/v4` → `/optimade/v1` (a path's source keeps it). */
-export function optimadeBase(api: Api): string {
-  const root = api.base.replace(/\/api\/v4$/, '');
-  return api.profile === undefined
-    ? `${root}/optimade/v1`
-    : `${root}/${encodeURIComponent(api.profile)}/optimade/v1`;
 }
 
 const quote = (s: string) => `"${s}"`;

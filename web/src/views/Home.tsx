@@ -11,6 +11,7 @@ import { Link } from '../components/Link.js';
 import { MonthChart } from '../components/MonthChart.js';
 import { Problem } from '../components/Problem.js';
 import { TypeTree } from '../components/TypeTree.js';
+import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
 
 export function Home() {
@@ -53,6 +54,16 @@ export function Home() {
               : '…'}
           </dd>
         </div>
+        {servesOptimade(api) && (
+          <div>
+            <dt>OPTIMADE</dt>
+            <dd>
+              <a href={`${optimadeBase(api)}/info`} data-field="optimade-base">
+                {optimadeBase(api)}
+              </a>
+            </dd>
+          </div>
+        )}
       </dl>
       {server.state === 'error' && (
         <Await loaded={server} what="the server's description">
