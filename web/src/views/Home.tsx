@@ -15,7 +15,7 @@ import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
 
 export function Home() {
-  const { api, params, sources, index } = useExplorer();
+  const { api, params, sources, index, root } = useExplorer();
   const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
   const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
   const types = useLoad(
@@ -23,7 +23,11 @@ export function Home() {
     [api],
   );
   const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
-  const source = params.get('profile') ?? sources[0] ?? api.base;
+  // A source served at its own path (`/<name>/`) is named by it.
+  const source =
+    params.get('profile') ??
+    sources[0] ??
+    (root === '' ? api.base : decodeURIComponent(root.split('/').pop()!));
 
   return (
     <>
