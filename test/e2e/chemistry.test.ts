@@ -188,4 +188,22 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       await page.context().close();
     }
   });
+  it('the OPTIMADE links are right under another --prefix too (OPTIMADE is not under the v4 prefix)', async () => {
+    const other = await serveExplorer([richFile('rich.aiida')], ['--prefix', '/v4']);
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      await page.goto(other.base);
+      const base = page.locator('[data-field="optimade-base"]');
+      await base.waitFor();
+      expect(await base.textContent()).toBe(`${other.base}/optimade/v1`);
+      expect((await fetch((await base.getAttribute('href'))!)).status).toBe(200);
+      await page.goto(`${other.base}/nodes?label=Si2`);
+      await page.locator('.structure-matches tbody tr').first().waitFor();
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+      other.stop();
+    }
+  });
 });

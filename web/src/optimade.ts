@@ -98,11 +98,12 @@ const FIELDS = 'chemical_formula_hill,chemical_formula_descriptive,nsites,_quarr
 /** The structures a chemical query finds (the first `limit`), exact formulas first; an error in plain words. */
 export async function findStructures(
   api: Api,
+  root: string,
   query: ChemicalQuery,
   limit: number,
   signal?: AbortSignal,
 ): Promise<FoundStructures> {
-  const url = `${optimadeBase(api)}/structures?filter=${encodeURIComponent(query.filter)}&page_limit=${limit}&sort=nsites&response_fields=${FIELDS}`;
+  const url = `${optimadeBase(api, root)}/structures?filter=${encodeURIComponent(query.filter)}&page_limit=${limit}&sort=nsites&response_fields=${FIELDS}`;
   let response: Response;
   try {
     response = await fetch(url, { headers: { Accept: 'application/vnd.api+json' }, signal });

@@ -14,8 +14,11 @@ import { ListTable } from './ListTable.js';
 const SHOWN = 50;
 
 export function StructureMatches({ query }: { query: ChemicalQuery }) {
-  const { api } = useExplorer();
-  const found = useLoad((signal) => findStructures(api, query, SHOWN, signal), [api, query.filter]);
+  const { api, root } = useExplorer();
+  const found = useLoad(
+    (signal) => findStructures(api, root, query, SHOWN, signal),
+    [api, root, query.filter],
+  );
   return (
     <section class="structure-matches" aria-labelledby="structure-matches-title">
       <h2 id="structure-matches-title">Structures {query.words}</h2>

@@ -62,8 +62,8 @@ export function Home() {
           <div>
             <dt>OPTIMADE</dt>
             <dd>
-              <a href={`${optimadeBase(api)}/info`} data-field="optimade-base">
-                {optimadeBase(api)}
+              <a href={`${optimadeBase(api, root)}/info`} data-field="optimade-base">
+                {optimadeBase(api, root)}
               </a>
             </dd>
           </div>

@@ -56,7 +56,7 @@ interface NodeMore {
 }
 
 function NodeDetails({ node }: { node: NodeSummary }) {
-  const { api, navigate, href } = useExplorer();
+  const { api, navigate, href, root } = useExplorer();
   const more = useLoad(
     async (signal) => {
       const answer = await api.query<{ n?: NodeMore[] }>(
@@ -129,7 +129,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
               <>
                 <dt>OPTIMADE</dt>
                 <dd>
-                  <a href={`${optimadeBase(api)}/structures/${node.uuid}`} data-field="optimade">
+                  <a href={`${optimadeBase(api, root)}/structures/${node.uuid}`} data-field="optimade">
                     this structure's OPTIMADE entry
                   </a>
                 </dd>
