@@ -6,6 +6,7 @@ import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatCount } from '../format.js';
 import { chemicalQuery, findStructures, type ChemicalQuery } from '../optimade.js';
+import { servesOptimade } from '../optimade-base.js';
 import { Await } from './Await.js';
 import { Formula } from './Formula.js';
 import { Link } from './Link.js';
@@ -60,8 +61,10 @@ export function StructureMatches({ query }: { query: ChemicalQuery }) {
 
 /** A search text read as chemistry (its own chunk): the structures it finds, then the heading of the label matches. */
 export default function ChemicalSearch({ text }: { text: string }) {
+  const { api } = useExplorer();
   const query = chemicalQuery(text);
-  if (query === undefined) return null;
+  // Another server's API (`?api=`) has no OPTIMADE endpoint this explorer knows of.
+  if (query === undefined || !servesOptimade(api)) return null;
   return (
     <>
       <StructureMatches query={query} />
