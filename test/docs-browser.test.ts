@@ -60,3 +60,31 @@ it.skipIf(executable === undefined)(
   },
   120_000,
 );
+
+it.skipIf(executable === undefined)(
+  "follows the system's dark colour scheme and links back to the explorer",
+  async () => {
+    const base = `http://127.0.0.1:${server?.port}`;
+    for (const scheme of ['dark', 'light'] as const) {
+      const context = await (browser as Browser).newContext({ colorScheme: scheme });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${base}/docs`);
+        await page.locator('.opblock').first().waitFor();
+        const background = await page.evaluate(
+          () => getComputedStyle(document.documentElement).backgroundColor,
+        );
+        const [r, g, b] = background.match(/\d+/g)!.map(Number);
+        // Swagger UI's dark theme is near black; its light page is white or transparent (the canvas's white).
+        if (scheme === 'dark') expect(r! + g! + b!, background).toBeLessThan(200);
+        else expect(background === 'rgba(0, 0, 0, 0)' || r! + g! + b! > 600, background).toBe(true);
+        await page.getByRole('link', { name: 'Back to the explorer' }).click();
+        await page.waitForURL(`${base}/`);
+        await page.locator('#search-box').waitFor();
+      } finally {
+        await context.close();
+      }
+    }
+  },
+  120_000,
+);

@@ -102,4 +102,108 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       await page.context().close();
     }
   });
+  it('searching a formula (Si2) or elements (Si O) lists the structures through OPTIMADE, linked to their pages', async () => {
+    // What the v4 API says: every structure and its derived formula.
+    const all = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/page/1/?perpage=400&orderby=id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+      )
+    ).data.nodes;
+    const formulas = new Map(
+      await Promise.all(all.map(async (n) => [n.uuid, await derived(n.uuid)] as const)),
+    );
+    const si2 = [...formulas].filter(([, f]) => f === 'Si2').map(([uuid]) => uuid);
+    expect(si2.length).toBeGreaterThan(0);
+
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      await page.goto(served.base);
+      await page.getByLabel('Find a node').fill('Si2');
+      await page.getByRole('button', { name: 'Search' }).click();
+      const rows = page.locator('.structure-matches tbody tr');
+      await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(si2.length);
+      const shown = await rows.evaluateAll((all) =>
+        all.map((r) => [
+          r.getAttribute('data-uuid'),
+          r.querySelector('.formula')?.getAttribute('data-formula'),
+        ]),
+      );
+      // The exact formula leads; every Si2 structure is there, each row's formula is the v4 API's own.
+      expect(
+        shown
+          .slice(0, si2.length)
+          .map(([uuid]) => uuid)
+          .sort(),
+      ).toEqual([...si2].sort());
+      for (const [uuid, formula] of shown) expect(formula).toBe(formulas.get(uuid!));
+      expect(shown.every(([uuid]) => /^Si\d*$/.test(formulas.get(uuid!)!))).toBe(true);
+      await rows.first().getByRole('link').click();
+      await page.waitForURL(`**/nodes/${shown[0]![0]}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+
+      // Elements: every structure with both Si and O (possibly none), each shown with its formula.
+      const withSiO = [...formulas].filter(([, f]) => /Si(?![a-z])/.test(f) && /O(?![a-z])/.test(f));
+      await page.goto(`${served.base}/nodes?label=${encodeURIComponent('Si O')}`);
+      const total = page.locator('[data-figure="structure-total"]');
+      await total.waitFor();
+      expect(await total.textContent()).toMatch(new RegExp(`^${withSiO.length} structures`));
+      expect(await rows.count()).toBe(Math.min(withSiO.length, 50));
+      expect(await page.locator('h2', { hasText: 'Structures with O, Si' }).count()).toBe(1);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+  it("a structure's page links its OPTIMADE entry, and the home shows the source's OPTIMADE base", async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
+    const { page } = watched;
+    try {
+      const [structure] = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      await page.goto(`${served.base}/nodes/${structure!.uuid}`);
+      const link = page.locator('[data-field="optimade"]');
+      await link.waitFor();
+      const entry = await fetch((await link.getAttribute('href'))!);
+      expect(entry.status).toBe(200);
+      const { data } = (await entry.json()) as {
+        data: { id: string; attributes: { chemical_formula_descriptive: string } };
+      };
+      expect(data.id).toBe(structure!.uuid);
+      expect(data.attributes.chemical_formula_descriptive).toBe(await derived(structure!.uuid));
+
+      await page.goto(served.base);
+      const base = page.locator('[data-field="optimade-base"]');
+      await base.waitFor();
+      expect(await base.textContent()).toBe(`${served.base}/optimade/v1`);
+      const info = await fetch((await base.getAttribute('href'))!);
+      expect(((await info.json()) as { meta: { api_version: string } }).meta.api_version).toMatch(/^1\./);
+      // A long URL wraps on a phone instead of widening the page.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+  it('the OPTIMADE links are right under another --prefix too (OPTIMADE is not under the v4 prefix)', async () => {
+    const other = await serveExplorer([richFile('rich.aiida')], ['--prefix', '/v4']);
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      await page.goto(other.base);
+      const base = page.locator('[data-field="optimade-base"]');
+      await base.waitFor();
+      expect(await base.textContent()).toBe(`${other.base}/optimade/v1`);
+      expect((await fetch((await base.getAttribute('href'))!)).status).toBe(200);
+      await page.goto(`${other.base}/nodes?label=Si2`);
+      await page.locator('.structure-matches tbody tr').first().waitFor();
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+      other.stop();
+    }
+  });
 });

@@ -43,7 +43,12 @@ describe.skipIf(missing !== undefined)('every view fits the screen (rich archive
 
   beforeAll(async () => {
     [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
-    views.push({ name: 'home', path: '/' }, { name: 'nodes', path: '/nodes' });
+    views.push(
+      { name: 'home', path: '/' },
+      { name: 'nodes', path: '/nodes' },
+      // A chemical search: the structures found through OPTIMADE above the label matches.
+      { name: 'search-formula', path: '/nodes?label=Si2' },
+    );
     // One node of each kind of type view, and a node with none.
     interface TypeCount {
       full_type: string;

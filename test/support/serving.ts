@@ -52,7 +52,8 @@ export async function serveProcesses(archive: string, processes: number, extra: 
   const shown = processes > 1 ? ` \\(${processes} processes\\)` : '';
   const port = await until(
     'the serving line',
-    () => new RegExp(`:(\\d+)/api/v4/${shown}`).exec(stderr)?.[1],
+    // The API's address under any --prefix (`/api/v4/` by default).
+    () => new RegExp(`:(\\d+)(?:/[^\\s/]+)+/${shown}`).exec(stderr)?.[1],
   ).catch((error: Error) => {
     server.kill('SIGKILL');
     throw error;

@@ -4,6 +4,7 @@ import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatCount, userName } from '../format.js';
 import type { Group, NodeSummary, User } from '../types.js';
+import { memberCount, membersQuery } from '../group-members.js';
 import { Await } from '../components/Await.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { DateTime } from '../components/DateTime.js';
@@ -40,11 +41,17 @@ export function GroupList() {
             <p>No groups.</p>
           ) : (
             <>
-              <ListTable caption="Groups" columns={['Label', 'Description', 'Kind', 'Created']}>
+              <p class="muted" data-figure="groups-total">
+                {formatCount(answer.totalCount ?? answer.data.groups.length)} groups
+              </p>
+              <ListTable caption="Groups" columns={['Label', 'Nodes', 'Description', 'Kind', 'Created']}>
                 {answer.data.groups.map((g) => (
                   <tr key={g.uuid}>
                     <td>
                       <Link path={`/groups/${g.uuid}`}>{g.label}</Link>
+                    </td>
+                    <td class="num" data-members={g.uuid}>
+                      <MemberCount group={g} />
                     </td>
                     <td>{g.description}</td>
                     <td>
@@ -92,36 +99,29 @@ export function GroupPage({ uuid }: { uuid: string }) {
   );
 }
 
+/** A group's number of nodes, asked for when its row shows; a failure is a question mark with the reason. */
+function MemberCount({ group }: { group: Group }) {
+  const { api } = useExplorer();
+  const count = useLoad((signal) => memberCount(api, group, signal), [api, group.uuid]);
+  if (count.state === 'ok') return <>{formatCount(count.data)}</>;
+  if (count.state === 'loading') return <span class="muted">…</span>;
+  return <span title={count.error.message}>?</span>;
+}
+
 function GroupDetails({ group }: { group: Group }) {
   const { api, params, href, navigate } = useExplorer();
   const page = pageParam(params);
-  // The v4 API lists a group's nodes only through the querybuilder; one row more than a page says whether
-  // another page follows, without counting them all.
+  // One row more than a page says whether another page follows while (or if) the count is not known.
   const nodes = useLoad(
     (signal) =>
       api.query<{ n?: NodeSummary[] }>(
-        {
-          path: [
-            // The group's own type (`group.core.upf`), so that groups of every kind match.
-            { entity_type: `group.${group.type_string || 'core'}`, orm_base: 'group', tag: 'g' },
-            {
-              entity_type: 'node.Node.',
-              orm_base: 'node',
-              tag: 'n',
-              joining_keyword: 'with_group',
-              joining_value: 'g',
-            },
-          ],
-          filters: { g: { uuid: { '==': group.uuid } } },
-          project: { n: NODE_COLUMNS },
-          order_by: [{ n: [{ id: { order: 'asc' } }] }],
-          limit: NODES_PER_PAGE + 1,
-          offset: (page - 1) * NODES_PER_PAGE,
-        },
+        membersQuery(group, NODE_COLUMNS, NODES_PER_PAGE + 1, (page - 1) * NODES_PER_PAGE),
         { signal },
       ),
     [api, group.uuid, page],
   );
+  const count = useLoad((signal) => memberCount(api, group, signal), [api, group.uuid]);
+  const total = count.state === 'ok' ? count.data : undefined;
   const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
   const names = useMemo(
     () => new Map(users.state === 'ok' ? users.data.data.users.map((u) => [u.id, userName(u)] as const) : []),
@@ -145,6 +145,10 @@ function GroupDetails({ group }: { group: Group }) {
         </dd>
         <dt>User</dt>
         <dd>{names.get(group.user_id) ?? `user ${group.user_id}`}</dd>
+        <dt>Nodes</dt>
+        <dd data-figure="group-total">
+          {count.state === 'ok' ? formatCount(count.data) : count.state === 'loading' ? '…' : '?'}
+        </dd>
       </dl>
       {group.extras && Object.keys(group.extras).length > 0 && (
         <>
@@ -168,7 +172,7 @@ function GroupDetails({ group }: { group: Group }) {
                   <p class="muted">
                     Nodes {formatCount((page - 1) * NODES_PER_PAGE + 1)}–
                     {formatCount((page - 1) * NODES_PER_PAGE + rows.length)}
-                    {more ? '' : ' (the last)'}
+                    {total !== undefined ? ` of ${formatCount(total)}` : more ? '' : ' (the last)'}
                   </p>
                   <NodeTable nodes={rows} caption={`Nodes of ${group.label}`} userNames={names} />
                 </>
@@ -176,6 +180,7 @@ function GroupDetails({ group }: { group: Group }) {
               <Pager
                 page={page}
                 perpage={NODES_PER_PAGE}
+                total={total}
                 hasMore={more}
                 onPage={(p) => navigate(href(`/groups/${group.uuid}`, { page: p === 1 ? undefined : p }))}
               />

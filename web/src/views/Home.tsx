@@ -11,10 +11,11 @@ import { Link } from '../components/Link.js';
 import { MonthChart } from '../components/MonthChart.js';
 import { Problem } from '../components/Problem.js';
 import { TypeTree } from '../components/TypeTree.js';
+import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
 
 export function Home() {
-  const { api, params, sources, index } = useExplorer();
+  const { api, params, sources, index, root } = useExplorer();
   const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
   const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
   const types = useLoad(
@@ -22,7 +23,11 @@ export function Home() {
     [api],
   );
   const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
-  const source = params.get('profile') ?? sources[0] ?? api.base;
+  // A source served at its own path (`/<name>/`) is named by it.
+  const source =
+    params.get('profile') ??
+    sources[0] ??
+    (root === '' ? api.base : decodeURIComponent(root.split('/').pop()!));
 
   return (
     <>
@@ -53,6 +58,16 @@ export function Home() {
               : '…'}
           </dd>
         </div>
+        {servesOptimade(api) && (
+          <div>
+            <dt>OPTIMADE</dt>
+            <dd>
+              <a href={`${optimadeBase(api, root)}/info`} data-field="optimade-base">
+                {optimadeBase(api, root)}
+              </a>
+            </dd>
+          </div>
+        )}
       </dl>
       {server.state === 'error' && (
         <Await loaded={server} what="the server's description">
@@ -108,7 +123,8 @@ export function Search() {
     event.preventDefault();
     const term = classifySearch(text);
     setSaid(undefined);
-    if (term === undefined) return setSaid('Type a UUID (or its start), a pk, or a label.');
+    if (term === undefined)
+      return setSaid('Type a UUID (or its start), a pk, a label, or a formula or elements (SiO2, Si O).');
     if (term.kind === 'label') return navigate(href('/nodes', { label: term.text }));
     setBusy(true);
     try {
@@ -145,7 +161,7 @@ export function Search() {
         id="search-box"
         type="search"
         value={text}
-        placeholder="UUID or its start, pk, or label"
+        placeholder="UUID, pk, label, or formula (SiO2, Si O)"
         onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)}
       />
       <button type="submit" disabled={busy}>

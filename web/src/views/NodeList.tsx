@@ -8,6 +8,11 @@ import { listRequest, listStateFrom, listStateParams, PAGE_SIZES, type ListState
 import { Await } from '../components/Await.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
+import { Lazy } from '../components/Lazy.js';
+
+// Looks like a formula (`SiO2`) or element symbols (`Si O`): the chemical search (a chunk of its own) decides.
+const MAYBE_CHEMISTRY = /^(([A-Z][a-z]?\d*)+|[A-Z][a-z]?(\s+[A-Z][a-z]?)*)$/;
+const loadChemistry = () => import('../components/StructureMatches.js');
 
 export function NodeList() {
   const { api, params, href, navigate } = useExplorer();
@@ -38,6 +43,9 @@ export function NodeList() {
         types={types.state === 'ok' ? typeOptions(types.data.data) : []}
         onApply={go}
       />
+      {state.label !== undefined && MAYBE_CHEMISTRY.test(state.label.trim()) && (
+        <Lazy load={loadChemistry} props={{ text: state.label }} what="the structures" />
+      )}
       <Await loaded={page} what="this page of nodes">
         {(answer) => (
           <>

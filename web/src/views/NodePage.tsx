@@ -15,6 +15,7 @@ import { Lazy } from '../components/Lazy.js';
 import { Link } from '../components/Link.js';
 import { Section } from '../components/Section.js';
 import { Boundary } from '../components/Boundary.js';
+import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { Comments, Derived, Downloads, NodeContents } from './NodeParts.js';
 import { LinkTable } from './NodeLinks.js';
 
@@ -55,7 +56,7 @@ interface NodeMore {
 }
 
 function NodeDetails({ node }: { node: NodeSummary }) {
-  const { api, navigate, href } = useExplorer();
+  const { api, navigate, href, root } = useExplorer();
   const more = useLoad(
     async (signal) => {
       const answer = await api.query<{ n?: NodeMore[] }>(
@@ -121,6 +122,16 @@ function NodeDetails({ node }: { node: NodeSummary }) {
                 <dt>Process type</dt>
                 <dd>
                   <code>{node.process_type}</code>
+                </dd>
+              </>
+            ) : null}
+            {node.node_type.startsWith('data.core.structure.') && servesOptimade(api) ? (
+              <>
+                <dt>OPTIMADE</dt>
+                <dd>
+                  <a href={`${optimadeBase(api, root)}/structures/${node.uuid}`} data-field="optimade">
+                    this structure's OPTIMADE entry
+                  </a>
                 </dd>
               </>
             ) : null}
