@@ -113,16 +113,22 @@ describe('5xx answers are logged', () => {
     expect((await bug.inject({ method: 'GET', url: '/api/v4/users/' })).statusCode).toBe(500);
     // The first of each cause at once, and the bug at once: three lines before any summary.
     const first = raw.map((line) => JSON.parse(line));
-    expect(first.map((l) => [l.level, l.err.type])).toEqual([
+    // Which cause comes first depends on whether anything asked the storage before the requests.
+    expect(first.map((l) => [l.level, l.err.type]).sort()).toEqual([
+      ['error', 'Error'],
       ['warn', 'DatabaseUnavailableError'],
       ['warn', 'ServerBusyError'],
-      ['error', 'Error'],
     ]);
-    expect(first[0].err.stack).toBeUndefined();
-    expect(first[2].err.stack).toMatch(/a bug of ours/);
+    for (const warning of first.filter((l) => l.level === 'warn')) expect(warning.err.stack).toBeUndefined();
+    expect(first.find((l) => l.level === 'error').err.stack).toMatch(/a bug of ours/);
     flushWarnings();
     const all = raw.map((line) => JSON.parse(line));
-    expect(all.slice(3).map((l) => [l.err.type, l.count])).toEqual([
+    expect(
+      all
+        .slice(3)
+        .map((l) => [l.err.type, l.count])
+        .sort(),
+    ).toEqual([
       ['DatabaseUnavailableError', 249],
       ['ServerBusyError', 249],
     ]);
