@@ -7,7 +7,7 @@
  */
 import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
-import { BytesKept } from '../util/bytes-kept.js';
+import { KeptOnce } from '../util/bytes-kept.js';
 import { toJson } from '../util/exact-json.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
 
@@ -18,8 +18,7 @@ export interface PostedAnswer {
 }
 
 const KEPT_BYTES = 64 * 1024 * 1024;
-const kept = new BytesKept<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
-const running = new Map<string, Promise<PostedAnswer>>();
+const kept = new KeptOnce<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
 const limitKeys = new WeakMap<QueryLimits, string>();
 /**
  * Live storages by the object that serves them: two databases can be at the same data version (two PostgreSQL
@@ -55,21 +54,18 @@ export async function postedAnswer(
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
   const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
-  const known = kept.get(key);
-  if (known) return known;
-  let pending = running.get(key);
-  if (!pending) {
-    pending = (async () => {
-      const result = await postQueryBuilder(backend, body(), limits, maxRows);
-      const answer = { total: result.total, data: Buffer.from(toJson(result.data)) };
-      kept.set(key, answer);
-      return answer;
-    })();
-    running.set(key, pending);
-    const done = () => running.delete(key);
-    pending.then(done, done);
-  }
-  return pending;
+  return (
+    kept.get(key) ??
+    kept.run(
+      key,
+      async () => {
+        const result = await postQueryBuilder(backend, body(), limits, maxRows);
+        return { total: result.total, data: Buffer.from(toJson(result.data)) };
+      },
+      // Refusals throw, and are not kept.
+      () => true,
+    )
+  );
 }
 
 /** What is kept (tests). */

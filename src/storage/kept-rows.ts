@@ -4,38 +4,20 @@
  * large listing, the links of a node used by thousands) are the ones clients repeat, from many clients at
  * once. Bounded by bytes; the same statement asked again while it runs waits for that run.
  */
-import { BytesKept } from '../util/bytes-kept.js';
+import { KeptOnce } from '../util/bytes-kept.js';
 
 /** A statement that ran at least this long (ms) is kept; quicker ones cost less than their keeping. */
 export const KEEP_MS = 20;
 const KEPT_BYTES = 32 * 1024 * 1024;
 
-export class KeptRows {
-  private readonly kept = new BytesKept<unknown[]>(KEPT_BYTES, sizeOf);
-  private readonly running = new Map<string, Promise<unknown[]>>();
-
-  /** The rows of `key` when kept, or the run of it already under way. */
-  get(key: string): unknown[] | Promise<unknown[]> | undefined {
-    return this.kept.get(key) ?? this.running.get(key);
-  }
-
-  /**
-   * Run `key` once however many ask while it runs; keep its rows when `costly()` says, once it ran, that the
-   * statement is one of those expected to take `KEEP_MS` or more (not one that only waited long for its turn).
-   */
-  run(key: string, run: () => Promise<unknown[]>, costly: () => boolean): Promise<unknown[]> {
-    const pending = run().then((rows) => {
-      if (costly()) this.kept.set(key, rows);
-      return rows;
-    });
-    this.running.set(key, pending);
-    const done = () => this.running.delete(key);
-    pending.then(done, done);
-    return pending;
-  }
-
-  get size(): { entries: number; bytes: number } {
-    return this.kept.size;
+/**
+ * Run a statement (by `key`) once however many ask while it runs; its rows are kept when `costly()` says, once
+ * it ran, that the statement is one of those expected to take `KEEP_MS` or more (not one that only waited long
+ * for its turn).
+ */
+export class KeptRows extends KeptOnce<unknown[]> {
+  constructor() {
+    super(KEPT_BYTES, sizeOf);
   }
 }
 

@@ -38,3 +38,37 @@ export class BytesKept<V> {
     return { entries: this.entries.size, bytes: this.bytes };
   }
 }
+
+/**
+ * Values kept up to a number of bytes, each made once however many ask while it is being made: a value asked
+ * again while its making runs waits for that run instead of starting another.
+ */
+export class KeptOnce<V> {
+  private readonly kept: BytesKept<V>;
+  private readonly running = new Map<string, Promise<V>>();
+
+  constructor(capacity: number, sizeOf: (value: V) => number) {
+    this.kept = new BytesKept(capacity, sizeOf);
+  }
+
+  /** The value of `key` when kept, or its making already under way. */
+  get(key: string): V | Promise<V> | undefined {
+    return this.kept.get(key) ?? this.running.get(key);
+  }
+
+  /** Make `key`'s value once however many ask while it runs; keep it when `keep()` says so once it is made. */
+  run(key: string, make: () => Promise<V>, keep: () => boolean): Promise<V> {
+    const pending = make().then((value) => {
+      if (keep()) this.kept.set(key, value);
+      return value;
+    });
+    this.running.set(key, pending);
+    const done = () => this.running.delete(key);
+    pending.then(done, done);
+    return pending;
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return this.kept.size;
+  }
+}
