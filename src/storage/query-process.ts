@@ -4,9 +4,11 @@
  * a progress handler), and a terminated worker thread goes on running it, at full CPU and growing memory,
  * inside the serving process. A process is killed with SIGKILL, and the system takes back all it held.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { QueryChild, type QueryAnswer } from './query-child.js';
+
+export type { QueryAnswer };
 
 /**
  * The child's program (CommonJS, run with `node -e`, so that it needs no file of its own beside the compiled
@@ -62,29 +64,16 @@ export interface QueryProcessOptions {
   heapMb: number;
 }
 
-export interface QueryAnswer {
-  rows?: unknown[];
-  ms?: number;
-  error?: string;
-  /** The process ended while running the statement (a crash, its memory exhausted). */
-  died?: boolean;
-}
-
-export class QueryProcess {
-  private readonly child: ChildProcess;
+export class QueryProcess extends QueryChild {
   /** Until the process has opened its database: its failure to do so, or nothing. */
   readonly ready: Promise<void>;
-  private pending?: (answer: QueryAnswer) => void;
-  private ended = false;
-  /** Once the process is gone (and has let go of the database file and its locks). */
-  private readonly exited: Promise<void>;
 
   constructor(
     options: QueryProcessOptions,
     /** Called once if the process ends by itself (a crash, out of memory), not when it is killed. */
     private readonly onExit: (description: string) => void,
   ) {
-    this.child = spawn(
+    const child = spawn(
       process.execPath,
       [
         `--max-old-space-size=${options.heapMb}`,
@@ -99,7 +88,7 @@ export class QueryProcess {
       // Command-line options win over NODE_OPTIONS, which the child inherits as set for serving processes.
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' },
     );
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    super(child);
     let stderr = '';
     this.child.stderr?.on('data', (chunk: Buffer) => {
       if (stderr.length < 4096) stderr += chunk.toString();
@@ -114,12 +103,6 @@ export class QueryProcess {
       );
     });
     this.ready.catch(() => undefined);
-    this.child.on('message', (m: QueryAnswer & { ready?: boolean }) => {
-      if (m.ready) return;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.(m);
-    });
     this.child.on('exit', (code, signal) => {
       if (this.ended) return;
       this.ended = true;
@@ -129,54 +112,14 @@ export class QueryProcess {
       this.pending?.({ error: `the query process ${why}`, died: true });
       this.pending = undefined;
     });
-    this.child.unref();
-    (this.child.channel as { unref?: () => void } | undefined)?.unref?.();
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
+    this.idle();
   }
 
   /** Run one statement; the answer comes back once. */
   run(sql: string, params: unknown[], arrays: boolean, done: (answer: QueryAnswer) => void) {
-    this.pending = done;
-    // A process with work keeps the serving process alive, like any pending I/O; an idle one does not.
-    this.child.ref();
-    (this.child.channel as { ref?: () => void } | undefined)?.ref?.();
-    this.child.send({ sql, params, arrays });
-  }
-
-  /** After an answer: idle again. */
-  idle() {
-    this.child.unref();
-    (this.child.channel as { unref?: () => void } | undefined)?.unref?.();
-  }
-
-  /** Resident memory in bytes (Linux), or undefined where it cannot be read. */
-  residentBytes(): number | undefined {
-    try {
-      const pages = Number(readFileSync(`/proc/${this.child.pid}/statm`, 'latin1').split(' ')[1]);
-      return pages * PAGE_BYTES;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Stop the process at once, whatever it is doing; resolves once it is gone. */
-  kill(): Promise<void> {
-    if (!this.ended) {
-      this.ended = true;
-      this.pending = undefined;
-      this.child.removeAllListeners('message');
-      // Held until its exit is seen: an unreferenced child lets a caller awaiting close() fall off the loop.
-      this.child.ref();
-      this.child.kill('SIGKILL');
-    }
-    return this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : this.exited;
+    this.send({ sql, params, arrays }, done);
   }
 }
-
-const PAGE_BYTES = 4096;
 
 function lastLine(text: string): string {
   return (

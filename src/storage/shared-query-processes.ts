@@ -7,9 +7,9 @@
  * process); which of its queries may run when is still each source's admission's. A statement stopped at its
  * time limit or memory bound ends its process, which is replaced; the others go on.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { QueryChild, type QueryAnswer } from './query-child.js';
 import { ServerBusyError } from './types.js';
 
 /**
@@ -71,35 +71,17 @@ process.send({ ready: true });
 `;
 
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
-const PAGE_BYTES = 4096;
-
-export interface SharedAnswer {
-  rows?: unknown[];
-  ms?: number;
-  error?: string;
-  died?: boolean;
-}
 
 /** One shared query process. */
-export class SharedQueryProcess {
-  private readonly child: ChildProcess;
-  private pending?: (answer: SharedAnswer) => void;
-  private ended = false;
-  private readonly exited: Promise<void>;
-
+export class SharedQueryProcess extends QueryChild {
   constructor(keep: number, heapMb: number, onExit: () => void) {
-    this.child = spawn(
-      process.execPath,
-      [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=1', '-e', SOURCE, DRIVER, String(keep)],
-      { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' },
+    super(
+      spawn(
+        process.execPath,
+        [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=1', '-e', SOURCE, DRIVER, String(keep)],
+        { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' },
+      ),
     );
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
-    this.child.on('message', (m: SharedAnswer & { ready?: boolean }) => {
-      if (m.ready) return;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.(m);
-    });
     this.child.on('error', () => undefined);
     this.child.on('exit', (code, signal) => {
       if (this.ended) return;
@@ -111,51 +93,20 @@ export class SharedQueryProcess {
     this.idle();
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   run(
     file: string,
     unchanging: boolean,
     sql: string,
     params: unknown[],
     arrays: boolean,
-    done: (answer: SharedAnswer) => void,
+    done: (answer: QueryAnswer) => void,
   ) {
-    this.pending = done;
-    this.child.ref();
-    (this.child.channel as { ref?: () => void } | undefined)?.ref?.();
-    this.child.send({ file, unchanging, sql, params, arrays });
+    this.send({ file, unchanging, sql, params, arrays }, done);
   }
 
   /** Close `file` if this process has it open (its source was closed). */
   forget(file: string) {
     if (!this.ended && this.child.connected) this.child.send({ forget: file });
-  }
-
-  idle() {
-    this.child.unref();
-    (this.child.channel as { unref?: () => void } | undefined)?.unref?.();
-  }
-
-  residentBytes(): number | undefined {
-    try {
-      return Number(readFileSync(`/proc/${this.child.pid}/statm`, 'latin1').split(' ')[1]) * PAGE_BYTES;
-    } catch {
-      return undefined;
-    }
-  }
-
-  kill(): Promise<void> {
-    if (!this.ended) {
-      this.ended = true;
-      this.pending = undefined;
-      this.child.removeAllListeners('message');
-      this.child.ref();
-      this.child.kill('SIGKILL');
-    }
-    return this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : this.exited;
   }
 }
 
