@@ -10,6 +10,7 @@ import { KeptMap } from '../util/kept-map.js';
 import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
 import { KEEP_MS, KeptRows } from './kept-rows.js';
+import type { QueryChild } from './query-child.js';
 import { QueryProcess, type QueryAnswer } from './query-process.js';
 import type { SharedQueryProcesses } from './shared-query-processes.js';
 import {
@@ -239,16 +240,7 @@ export class SqlitePool implements Database {
       };
       slot.abort = stop;
       const timer = setTimeout(() => stop(QueryTimeoutError.atLimit(this.timeoutMs)), remaining);
-      const limit = this.memoryMb * 1024 * 1024;
-      const watch = setInterval(() => {
-        if ((running.residentBytes() ?? 0) > limit) {
-          stop(
-            new QueryStoppedError(
-              `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
-            ),
-          );
-        }
-      }, MEMORY_CHECK_MS);
+      const watch = this.watchMemory(running, stop);
       running.run(task.statement.sql, task.statement.params, task.arrays, (answer) => {
         finish();
         running.idle();
@@ -297,16 +289,7 @@ export class SqlitePool implements Database {
         () => stop(QueryTimeoutError.atLimit(this.timeoutMs)),
         Math.max(0, task.deadline - Date.now()),
       );
-      const limit = this.memoryMb * 1024 * 1024;
-      const watch = setInterval(() => {
-        if ((worker.residentBytes() ?? 0) > limit) {
-          stop(
-            new QueryStoppedError(
-              `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
-            ),
-          );
-        }
-      }, MEMORY_CHECK_MS);
+      const watch = this.watchMemory(worker, stop);
       const { sql, params } = task.statement;
       worker.run(this.file, this.unchanging, sql, params, task.arrays, (answer) => {
         if (done) return;
@@ -316,6 +299,20 @@ export class SqlitePool implements Database {
         this.settle(task, answer, resolve, reject);
       });
     });
+  }
+
+  /** Stop a query (by `stop`) whose process holds more memory than a query may; checked every 100 ms. */
+  private watchMemory(process: QueryChild, stop: (error: Error) => void): NodeJS.Timeout {
+    const limit = this.memoryMb * 1024 * 1024;
+    return setInterval(() => {
+      if ((process.residentBytes() ?? 0) > limit) {
+        stop(
+          new QueryStoppedError(
+            `the query needed more than the ${this.memoryMb} MB of memory this server allows a query and was stopped; narrow it with filters or a smaller limit`,
+          ),
+        );
+      }
+    }, MEMORY_CHECK_MS);
   }
 
   /** A query process's answer to the task's promise; what it took says whether it may run inline next time. */
