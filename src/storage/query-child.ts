@@ -15,6 +15,50 @@ export interface QueryAnswer {
 
 const PAGE_BYTES = 4096;
 
+/**
+ * What every query process's program (CommonJS, run with `node -e`, so that it needs no file of its own beside
+ * the compiled code and runs the same under the test runner) starts with:
+ * - a thread of its own ends it when the serving process that started it is gone: the main thread may be
+ *   inside a statement for minutes and would not notice the closed channel;
+ * - `openReadOnly` opens a database with the settings every query process uses; its temporary storage (sorts,
+ *   temporary b-trees) is kept in memory, where the parent's memory bound sees it, instead of in files that
+ *   could fill a disk;
+ * - `answer` runs one statement of the database `entry()` gives (`{ db, statements }`, its prepared statements,
+ *   at most `most` kept) and sends the rows, or the error, back.
+ */
+export const CHILD_PRELUDE = `
+const { Worker } = require('node:worker_threads');
+new Worker('const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.kill(process.pid, "SIGKILL"); }, 500);', { eval: true }).unref();
+process.on('disconnect', () => process.exit(0));
+function openReadOnly(Database, file, unchanging) {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('query_only = ON');
+  db.pragma('case_sensitive_like = ON');
+  db.pragma('temp_store = MEMORY');
+  if (unchanging) db.pragma('locking_mode = EXCLUSIVE');
+  return db;
+}
+function errorText(error) {
+  return String(error && error.message ? error.message : error);
+}
+function answer(entry, most, sql, params, arrays) {
+  try {
+    const { db, statements } = entry();
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (statements.size > most) statements.clear();
+      statements.set(sql, statement);
+    }
+    const start = performance.now();
+    const rows = statement.raw(arrays).all(...params);
+    process.send({ rows, ms: performance.now() - start });
+  } catch (error) {
+    process.send({ error: errorText(error) });
+  }
+}
+`;
+
 export abstract class QueryChild {
   protected pending?: (answer: QueryAnswer) => void;
   protected ended = false;

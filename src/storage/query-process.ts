@@ -6,53 +6,27 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { QueryChild, type QueryAnswer } from './query-child.js';
+import { CHILD_PRELUDE, QueryChild, type QueryAnswer } from './query-child.js';
 
 export type { QueryAnswer };
 
 /**
- * The child's program (CommonJS, run with `node -e`, so that it needs no file of its own beside the compiled
- * code and runs the same under the test runner). Its temporary storage (sorts, temporary b-trees) is kept in
- * memory, where the parent's memory bound sees it, instead of in files that could fill a disk. A thread of its
- * own ends it when the serving process that started it is gone: the main thread may be inside a statement
- * for minutes and would not notice the closed channel.
+ * The child's program: the prelude every query process has (query-child.ts), then its one database, opened at
+ * start so that a file that is not an AiiDA database fails there, not at the first request (one row read).
  */
 const SOURCE = `
 const [driver, file, unchanging] = process.argv.slice(1);
-const { Worker } = require('node:worker_threads');
-new Worker('const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.kill(process.pid, "SIGKILL"); }, 500);', { eval: true }).unref();
-process.on('disconnect', () => process.exit(0));
-let db;
+${CHILD_PRELUDE}
+let own;
 try {
-  const Database = require(driver);
-  db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('query_only = ON');
-  db.pragma('case_sensitive_like = ON');
-  db.pragma('temp_store = MEMORY');
-  if (unchanging === '1') db.pragma('locking_mode = EXCLUSIVE');
-  // Fail at start, not at the first request, when the file is not an AiiDA database (one row read).
+  const db = openReadOnly(require(driver), file, unchanging === '1');
   db.prepare('SELECT id FROM db_dbnode LIMIT 1').get();
+  own = { db, statements: new Map() };
 } catch (error) {
-  db = undefined;
-  process.send({ error: String(error && error.message ? error.message : error) }, () => process.exit(1));
+  process.send({ error: errorText(error) }, () => process.exit(1));
 }
-const statements = new Map();
-if (db) process.on('message', ({ sql, params, arrays }) => {
-  try {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      if (statements.size > 1000) statements.clear();
-      statements.set(sql, statement);
-    }
-    const start = performance.now();
-    const rows = statement.raw(arrays).all(...params);
-    process.send({ rows, ms: performance.now() - start });
-  } catch (error) {
-    process.send({ error: String(error && error.message ? error.message : error) });
-  }
-});
-if (db) process.send({ ready: true });
+if (own) process.on('message', ({ sql, params, arrays }) => answer(() => own, 1000, sql, params, arrays));
+if (own) process.send({ ready: true });
 `;
 
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');

@@ -9,19 +9,17 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { QueryChild, type QueryAnswer } from './query-child.js';
+import { CHILD_PRELUDE, QueryChild, type QueryAnswer } from './query-child.js';
 import { ServerBusyError } from './types.js';
 
 /**
- * The child's program. Each statement names its database file; the process opens it on first use with the
- * settings of a source's own process and keeps at most `keep` of them open.
+ * The child's program: the prelude every query process has (query-child.ts); each statement names its
+ * database file, which the process opens on first use and keeps open, at most `keep` of them.
  */
 const SOURCE = `
 const [driver, keepText] = process.argv.slice(1);
 const keep = Number(keepText);
-const { Worker } = require('node:worker_threads');
-new Worker('const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.kill(process.pid, "SIGKILL"); }, 500);', { eval: true }).unref();
-process.on('disconnect', () => process.exit(0));
+${CHILD_PRELUDE}
 const Database = require(driver);
 const open = new Map();
 function database(file, unchanging) {
@@ -31,12 +29,7 @@ function database(file, unchanging) {
     open.set(file, entry);
     return entry;
   }
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('query_only = ON');
-  db.pragma('case_sensitive_like = ON');
-  db.pragma('temp_store = MEMORY');
-  if (unchanging) db.pragma('locking_mode = EXCLUSIVE');
-  entry = { db, statements: new Map() };
+  entry = { db: openReadOnly(Database, file, unchanging), statements: new Map() };
   open.set(file, entry);
   while (open.size > keep) {
     const [oldest, old] = open.entries().next().value;
@@ -52,20 +45,7 @@ process.on('message', (m) => {
     try { entry && entry.db.close(); } catch {}
     return;
   }
-  try {
-    const entry = database(m.file, m.unchanging);
-    let statement = entry.statements.get(m.sql);
-    if (!statement) {
-      statement = entry.db.prepare(m.sql);
-      if (entry.statements.size > 200) entry.statements.clear();
-      entry.statements.set(m.sql, statement);
-    }
-    const start = performance.now();
-    const rows = statement.raw(m.arrays).all(...m.params);
-    process.send({ rows, ms: performance.now() - start });
-  } catch (error) {
-    process.send({ error: String(error && error.message ? error.message : error) });
-  }
+  answer(() => database(m.file, m.unchanging), 200, m.sql, m.params, m.arrays);
 });
 process.send({ ready: true });
 `;
