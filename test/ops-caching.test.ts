@@ -7,7 +7,7 @@ import { buildApp } from '../src/http/app.js';
 import { cacheControl, codedTag, entityTag, matchingTag } from '../src/ops/etag.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database } from '../src/storage/types.js';
-import { listeningOn, smallArchive, tempDir } from './helpers.js';
+import { appOn, listeningOn, smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
 import { oddSqliteDos } from './support/odd-data.js';
 
@@ -192,6 +192,25 @@ describe('over HTTP, from an archive', () => {
       expect(a.body.equals(b.body)).toBe(true);
     } finally {
       await fixed.close();
+    }
+  });
+});
+
+describe('with the API at the root (an empty --prefix)', () => {
+  it("tags the API's answers, and never the server's own (the index of sources, OPTIMADE)", async () => {
+    const served = await appOn(await smallArchive(200), { prefix: '' });
+    try {
+      const get = (url: string) => served.app.inject({ method: 'GET', url });
+      const nodes = await get('/nodes/?limit=2');
+      expect(nodes.statusCode).toBe(200);
+      expect(nodes.headers.etag).toMatch(/^"[\w-]+"$/);
+      for (const own of ['/sources/', '/optimade/v1/info']) {
+        const answer = await get(own);
+        expect(answer.statusCode, own).toBe(200);
+        expect(answer.headers.etag, own).toBeUndefined();
+      }
+    } finally {
+      await served.close();
     }
   });
 });

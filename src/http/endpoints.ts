@@ -68,3 +68,16 @@ export function listEndpoints(prefix: string, posting: boolean): string[] {
 export function routePath(prefix: string, pattern: string): string {
   return prefix + pattern.replace('<id>', ':id').replace('<int:page>', ':page(^\\d+$)').replace(/\/$/, '');
 }
+
+/** First path segments of the server's own routes, which are not the API's even where the API is at the root. */
+const OWN_ROUTES = /^\/(healthz|readyz|metrics|sources|assets|docs|optimade)(\/|$)/;
+
+/**
+ * Whether a route (its pattern) is one of the v4 API's: under the prefix, or, with the API at the root (an empty
+ * prefix), any route that is not one of the server's own.
+ */
+export function isApiRoute(prefix: string, route: string | undefined): boolean {
+  if (route === undefined) return false;
+  if (prefix !== '') return route === prefix || route.startsWith(`${prefix}/`);
+  return !OWN_ROUTES.test(route);
+}

@@ -10,6 +10,7 @@ import { deepFreeze } from '../util/deep-freeze.js';
 import { KeptMap } from '../util/kept-map.js';
 import { clientOf } from './client.js';
 import type { AppContext } from './context.js';
+import { isApiRoute } from './endpoints.js';
 import { mountOf, removedSourceOf } from './mount.js';
 import { requestUrl, type RequestUrl } from './url.js';
 
@@ -150,9 +151,6 @@ function profileOf(request: FastifyRequest): string | undefined {
   }
 }
 
-/** Routes of the server itself, which read no source. */
-const OWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/sources', '/assets', '/docs'];
-
 /**
  * Before any other hook: a request to a removed source is answered 404 naming it; one whose route reads a
  * source (the API, OPTIMADE) takes a lease on it, opening it if it is closed (the first request to a source
@@ -160,9 +158,7 @@ const OWN_ROUTES = ['/healthz', '/readyz', '/metrics', '/sources', '/assets', '/
  */
 export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
   const readsSource = (route: string | undefined): boolean =>
-    route !== undefined &&
-    !OWN_ROUTES.some((own) => route.startsWith(own)) &&
-    (route.startsWith(ctx.prefix) || route.startsWith('/optimade'));
+    isApiRoute(ctx.prefix, route) || route === '/optimade' || route?.startsWith('/optimade/') === true;
   app.addHook('onRequest', (request, reply, done) => {
     const removed = removedSourceOf(request.raw);
     if (removed !== undefined) {

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { isApiRoute } from '../http/endpoints.js';
 import { baseUrl } from '../http/origin.js';
 import { parsedQuery, preparedBudget, selectBackend, isUntaggable } from '../http/request.js';
 import { budgeted } from '../storage/budgeted.js';
@@ -128,14 +129,13 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
   const archiveControl = cacheControl(false, options.maxAgeSeconds);
   const liveControl = cacheControl(true, options.maxAgeSeconds);
   app.decorateRequest('quarryCaching', undefined);
-  const ofApi = apiRoutes(ctx.prefix);
 
   // After routing, before the handler: a request whose answer the client holds runs no query at all.
   app.addHook('preHandler', (request, reply, done) => {
     const method = request.method;
     if ((method !== 'GET' && method !== 'HEAD') || request.is404) return done();
     // The explorer's files, the docs page and the health and metrics answers have caching of their own.
-    if (!ofApi(request.routeOptions.url)) return done();
+    if (!isApiRoute(ctx.prefix, request.routeOptions.url)) return done();
     let backend: StorageBackend;
     try {
       backend = selectBackend(ctx, request, parsedQuery(rawQuery(request)).profile);
@@ -181,13 +181,6 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     }
     done(null, payload);
   });
-}
-
-/** Whether a route (its pattern) is one of the API's: under the prefix, or with no prefix not one of ours. */
-function apiRoutes(prefix: string): (route: string | undefined) => boolean {
-  if (prefix !== '')
-    return (route) => route !== undefined && (route === prefix || route.startsWith(`${prefix}/`));
-  return (route) => route !== undefined && !/^\/(healthz|readyz|metrics|docs)(\/|$)/.test(route);
 }
 
 function rawQuery(request: FastifyRequest): string {
