@@ -5,8 +5,7 @@
  * their side table follows a write; an archive's side table is built once, in the cache folder only.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +17,7 @@ import { OptimadeError } from '../src/optimade/errors.js';
 import { SideTables } from '../src/optimade/tables.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { FIXTURES_DIR } from './conformance/corpus.js';
-import { smallArchive } from './helpers.js';
+import { smallArchive, tempDir } from './helpers.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
 
@@ -32,7 +31,6 @@ describe('a generated archive', () => {
   beforeAll(async () => {
     file = await smallArchive(600, 11);
   }, 60_000);
-  afterAll(() => rmSync(join(file, '..'), { recursive: true, force: true }));
 
   it('serves its structures, builds the side table once in the cache folder and never writes the archive', async () => {
     const before = { hash: hashOf(file), mtime: statSync(file).mtimeMs };
@@ -102,7 +100,7 @@ describe('live profiles of the rich data', () => {
   let root: string;
   const opened: { close(): Promise<unknown> }[] = [];
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'quarry-optimade-live-'));
+    root = tempDir('quarry-optimade-live-');
     const served = await optimadeApp(RICH);
     try {
       archiveEntries = await allEntries(served.get, 'page_limit=500');
@@ -112,7 +110,6 @@ describe('live profiles of the rich data', () => {
   }, 60_000);
   afterAll(async () => {
     for (const o of opened.reverse()) await o.close();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('core.sqlite_dos: the same entries, and a renamed structure is found by its new label after the write', async () => {
@@ -222,7 +219,7 @@ describe('live profiles of the rich data', () => {
 
 describe('a side table being built', () => {
   it('answers 503 with Retry-After until it is ready, without building it twice', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'quarry-optimade-gate-'));
+    const root = tempDir('quarry-optimade-gate-');
     const backend = await openArchive(RICH, { cacheDir: root });
     try {
       let open: () => void = () => undefined;
@@ -252,7 +249,6 @@ describe('a side table being built', () => {
       await tables.close();
     } finally {
       await backend.close();
-      rmSync(root, { recursive: true, force: true });
     }
   });
 });

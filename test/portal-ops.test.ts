@@ -3,7 +3,7 @@
  * /metrics counts requests by source with a bounded number of labels; request logs name the source; a
  * removed source answers 404 naming it; a source that cannot be opened answers 502 naming it, the others go on.
  */
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,30 +15,24 @@ import type { PortalSpec } from '../src/sources/spec.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { SharedQueryProcesses } from '../src/storage/shared-query-processes.js';
 import { smallArchive, tempDir } from './helpers.js';
-
-const temps: string[] = [];
 let archive: string;
 let folder: string;
 const shared = new SharedQueryProcesses({ size: 1 });
 
 beforeAll(async () => {
   archive = await smallArchive(60, 21);
-  temps.push(join(archive, '..'));
   folder = tempDir('quarry-portal-ops-');
-  temps.push(folder);
   for (const name of ['alpha', 'beta', 'gamma']) copyFileSync(archive, join(folder, `${name}.aiida`));
   writeFileSync(join(folder, 'broken.aiida'), 'not a zip at all');
 }, 60_000);
 
 afterAll(async () => {
   await shared.close();
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a portal in one process', () => {
   it('is ready once its sources are known, opens one on its first request, checks one with ?source=', async () => {
     const cacheDir = tempDir('quarry-cache-');
-    temps.push(cacheDir);
     const catalog = new SourceCatalog(sourceOpener({ cacheDir, sharedProcesses: shared }), { maxOpen: 2 });
     catalog.add(scanFolders([folder]));
     const lines = new PassThrough();
@@ -74,7 +68,6 @@ describe('a portal in one process', () => {
 
       // A PostgreSQL source whose server is down: its own requests fail naming it, the others go on.
       const repository = tempDir('quarry-repo-');
-      temps.push(repository);
       mkdirSync(join(repository, 'loose'));
       writeFileSync(
         join(repository, 'config.json'),

@@ -3,7 +3,7 @@
  * `url_root` and `Link` naming that path; the conformance replay of rich passes through `/rich/api/v4/`
  * while another source is the default at the plain prefix.
  */
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,12 +17,7 @@ import { loadArchiveCase, replayArchive } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 
 const rich = loadArchiveCase('rich');
-const temps: string[] = [];
-const temp = () => {
-  const dir = tempDir('quarry-portal-');
-  temps.push(dir);
-  return dir;
-};
+const temp = () => tempDir('quarry-portal-');
 
 describe('sources by path', () => {
   let app: FastifyInstance;
@@ -30,7 +25,6 @@ describe('sources by path', () => {
 
   beforeAll(async () => {
     const small = await smallArchive(200, 3);
-    temps.push(small.replace(/\/[^/]+$/, ''));
     backends.push(await openArchive(small, { cacheDir: temp() }));
     if (rich) backends.push(await openArchive(rich.archive, { cacheDir: temp() }));
     app = await buildApp({ backends });
@@ -39,7 +33,6 @@ describe('sources by path', () => {
   afterAll(async () => {
     await app?.close();
     await Promise.all(backends.map((b) => b.close()));
-    for (const dir of temps) rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers at /<name>/api/v4/ with url, url_root and Link naming that path', async () => {
@@ -93,7 +86,6 @@ describe('sources by path', () => {
       const folder = temp();
       copyFileSync(rich!.archive, join(folder, 'rich.aiida'));
       const small = await smallArchive(60, 4);
-      temps.push(small.replace(/\/[^/]+$/, ''));
       copyFileSync(small, join(folder, 'another.aiida'));
       const shared = new SharedQueryProcesses({ size: 2 });
       const catalog = new SourceCatalog(sourceOpener({ cacheDir: temp(), sharedProcesses: shared }), {

@@ -11,7 +11,6 @@ import { smallArchive, tempDir } from './helpers.js';
 import { childrenOf, cli, serveProcesses, type Serving } from './support/serving.js';
 
 const COUNT = 200;
-const temps: string[] = [];
 const servers: Serving[] = [];
 let first: string;
 let other: string;
@@ -20,9 +19,7 @@ let folder: string;
 beforeAll(async () => {
   first = await smallArchive(60, 11);
   other = await smallArchive(60, 12);
-  temps.push(join(first, '..'), join(other, '..'));
   folder = tempDir('quarry-portal-folder-');
-  temps.push(folder);
   // One generated archive copied under many names: hundreds of sources in a second.
   for (let i = 0; i < COUNT; i++) {
     const sub = join(folder, `group-${i % 4}`);
@@ -33,7 +30,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const s of servers) s.server.kill('SIGKILL');
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
 const fetchJson = async (port: number, path: string) => {
@@ -161,7 +157,6 @@ describe.skipIf(!existsSync(cli))('quarry serve FOLDER (built CLI)', () => {
 describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () => {
   it('serves what the file names and reads it again on SIGHUP', { timeout: 60_000 }, async () => {
     const dir = tempDir('quarry-sources-file-');
-    temps.push(dir);
     copyFileSync(first, join(dir, 'alpha.aiida'));
     copyFileSync(other, join(dir, 'beta.aiida'));
     const file = join(dir, 'portal.yaml');
@@ -188,7 +183,6 @@ describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () 
 
   it('refuses at start two sources of one name, naming both, and a name that shadows a route', () => {
     const dir = tempDir('quarry-clash-');
-    temps.push(dir);
     mkdirSync(join(dir, 'a'));
     mkdirSync(join(dir, 'b'));
     copyFileSync(first, join(dir, 'a', 'same.aiida'));
@@ -227,7 +221,6 @@ describe.skipIf(!existsSync(cli))('quarry prepare (built CLI)', () => {
     async () => {
       const dir = tempDir('quarry-prepare-');
       const cacheDir = tempDir('quarry-prepare-cache-');
-      temps.push(dir, cacheDir);
       for (const name of ['p1', 'p2', 'p3']) copyFileSync(first, join(dir, `${name}.aiida`));
       const prepared = spawnSync(process.execPath, [cli, 'prepare', dir, '--cache-dir', cacheDir], {
         encoding: 'utf8',

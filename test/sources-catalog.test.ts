@@ -1,18 +1,13 @@
 /** The catalog of sources: opened on first use and once, closed least recently used, never under a request. */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SourceCatalog, type SourceSpec } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
 import { checkNames, nameFrom, reservedNames } from '../src/sources/names.js';
 import { readSourcesFile } from '../src/sources/sources-file.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { tempDir } from './helpers.js';
-
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
 
 function fakes() {
   const opened: string[] = [];
@@ -180,7 +175,6 @@ describe('source names', () => {
 describe('folders and sources files', () => {
   it('finds archives and core.sqlite_dos folders at any depth, and nothing else', () => {
     const dir = tempDir('quarry-scan-');
-    temps.push(dir);
     mkdirSync(join(dir, 'a/b/c'), { recursive: true });
     mkdirSync(join(dir, 'profile/container'), { recursive: true });
     mkdirSync(join(dir, '.hidden'));
@@ -200,7 +194,6 @@ describe('folders and sources files', () => {
 
   it('reads a YAML sources file, and refuses a mistake naming the entry', () => {
     const dir = tempDir('quarry-yaml-');
-    temps.push(dir);
     const file = join(dir, 'portal.yaml');
     writeFileSync(
       file,

@@ -4,29 +4,21 @@
  * died is taken over; no half-written copy is ever used.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ExtractionBusyError, lockExtraction } from '../src/storage/archive/extract-lock.js';
 import { smallArchive, tempDir } from './helpers.js';
-
-const temps: string[] = [];
 const dist = join(import.meta.dirname, '../dist/storage/index.js');
 let archive: string;
 
 beforeAll(async () => {
   archive = await smallArchive(300, 31);
-  temps.push(join(archive, '..'));
 }, 60_000);
-
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('the extraction lock', () => {
   it('makes others wait, then tells them to come back; takes over the lock of a dead process', async () => {
     const dir = tempDir('quarry-lock-');
-    temps.push(dir);
     const target = join(dir, 'copy.sqlite3');
     let complete = false;
     const held = await lockExtraction(target, async () => complete, 1_000);
@@ -57,7 +49,6 @@ describe('the extraction lock', () => {
     { timeout: 60_000 },
     async () => {
       const cacheDir = tempDir('quarry-two-');
-      temps.push(cacheDir);
       mkdirSync(cacheDir, { recursive: true });
       const program = `
       const { openArchive } = await import(${JSON.stringify(dist)});

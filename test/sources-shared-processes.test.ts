@@ -3,24 +3,18 @@
  * statements answered from its own database, a statement past its time limit stopped (its process replaced)
  * without harm to the other sources, a closed source's database let go.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { SharedQueryProcesses } from '../src/storage/shared-query-processes.js';
 import { QueryTimeoutError } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
-
-const temps: string[] = [];
 const shared = new SharedQueryProcesses({ size: 1, keep: 2 });
 const backends: StorageBackend[] = [];
 
 beforeAll(async () => {
   const cacheDir = tempDir('quarry-shared-');
-  temps.push(cacheDir);
   for (const seed of [41, 42, 43]) {
     const file = await smallArchive(50 + seed, seed);
-    temps.push(join(file, '..'));
     backends.push(await openArchive(file, { cacheDir, sharedProcesses: shared, queryTimeoutMs: 3_000 }));
   }
 }, 60_000);
@@ -28,7 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(backends.map((b) => b.close()));
   await shared.close();
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
 const count = { sql: 'SELECT count(*) AS n FROM db_dbnode WHERE id > ?', params: [0] };
