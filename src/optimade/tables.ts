@@ -4,6 +4,7 @@
  * then is answered 503 with Retry-After, and the build goes on.
  */
 import type { StorageBackend } from '../storage/types.js';
+import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
 import { openSideTable, STRUCTURE_TYPE, type SideTable, type SideTableOptions } from './side-table.js';
 
@@ -84,24 +85,17 @@ async function structuresSignature(backend: StorageBackend): Promise<string> {
   return JSON.stringify(rows[0]?.map((v) => (v === null ? null : String(v))));
 }
 
+/** The table once built, if that is before `deadline`; else 503 with Retry-After, and the build goes on. */
 async function waitUntil(table: Promise<SideTable>, deadline: number): Promise<SideTable> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        const error = new OptimadeError(
-          503,
-          'Service Unavailable',
-          'the OPTIMADE table of this source is being built (once per source and data version); ask again shortly',
-        );
-        reject(Object.assign(error, { retryAfter: RETRY_AFTER_S }));
-      },
-      Math.max(0, deadline - Date.now()),
+  const outcome = await within(table, Math.max(0, deadline - Date.now()));
+  if (outcome === undefined) {
+    const error = new OptimadeError(
+      503,
+      'Service Unavailable',
+      'the OPTIMADE table of this source is being built (once per source and data version); ask again shortly',
     );
-  });
-  try {
-    return await Promise.race([table, late]);
-  } finally {
-    clearTimeout(timer);
+    throw Object.assign(error, { retryAfter: RETRY_AFTER_S });
   }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
