@@ -5,16 +5,7 @@
  * only.
  */
 
-// prettier-ignore
-const SYMBOLS = [
-  'H', 'He', 'Li', 'Be', 'B', 'C', 'N', 'O', 'F', 'Ne', 'Na', 'Mg', 'Al', 'Si', 'P', 'S', 'Cl', 'Ar', 'K', 'Ca',
-  'Sc', 'Ti', 'V', 'Cr', 'Mn', 'Fe', 'Co', 'Ni', 'Cu', 'Zn', 'Ga', 'Ge', 'As', 'Se', 'Br', 'Kr', 'Rb', 'Sr', 'Y',
-  'Zr', 'Nb', 'Mo', 'Tc', 'Ru', 'Rh', 'Pd', 'Ag', 'Cd', 'In', 'Sn', 'Sb', 'Te', 'I', 'Xe', 'Cs', 'Ba', 'La', 'Ce',
-  'Pr', 'Nd', 'Pm', 'Sm', 'Eu', 'Gd', 'Tb', 'Dy', 'Ho', 'Er', 'Tm', 'Yb', 'Lu', 'Hf', 'Ta', 'W', 'Re', 'Os', 'Ir',
-  'Pt', 'Au', 'Hg', 'Tl', 'Pb', 'Bi', 'Po', 'At', 'Rn', 'Fr', 'Ra', 'Ac', 'Th', 'Pa', 'U', 'Np', 'Pu', 'Am', 'Cm',
-  'Bk', 'Cf', 'Es', 'Fm', 'Md', 'No', 'Lr', 'Rf', 'Db', 'Sg', 'Bh', 'Hs', 'Mt', 'Ds', 'Rg', 'Cn', 'Nh', 'Fl', 'Mc',
-  'Lv', 'Ts', 'Og',
-];
+import { SYMBOLS } from '../domain/formats/elements.js';
 
 /** Bits per integer: SQLite's integers are signed 64-bit, and the sign bit is left alone. */
 const BITS = 62n;
@@ -28,7 +19,8 @@ export interface ElementMask {
 
 /** Each element's bit, in the integer that holds it. */
 const BIT = new Map(
-  SYMBOLS.map((s, i) => {
+  // SYMBOLS[0] is AiiDA's unknown kind 'X', which no bit says.
+  SYMBOLS.slice(1).map((s, i) => {
     const z = BigInt(i + 1);
     return [s, z <= BITS ? { lo: 1n << (z - 1n), hi: 0n } : { lo: 0n, hi: 1n << (z - BITS - 1n) }];
   }),
