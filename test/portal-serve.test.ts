@@ -181,6 +181,64 @@ describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () 
     expect(serving.stderr()).toContain('source second added');
   });
 
+  it(
+    "gives each source its own query_timeout, longer or shorter than the server's",
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDir('quarry-sources-limits-');
+      for (const name of ['quick', 'patient', 'plain']) copyFileSync(first, join(dir, `${name}.aiida`));
+      const file = join(dir, 'portal.yaml');
+      writeFileSync(
+        file,
+        [
+          'sources:',
+          '  - archive: quick.aiida',
+          '    query_timeout: 0.5',
+          '  - archive: patient.aiida',
+          '    query_timeout: 4',
+          '  - archive: plain.aiida',
+          '',
+        ].join('\n'),
+      );
+      const serving = await serveProcesses(`--sources=${file}`, 1, ['--query-timeout', '2']);
+      servers.push(serving);
+      const node = (tag: string) => ({
+        entity_type: '',
+        orm_base: 'node',
+        tag,
+        joining_keyword: 'with_user',
+      });
+      // Every five nodes of one user: hundreds of millions of rows, never answered within these limits.
+      const endless = JSON.stringify({
+        path: [
+          { entity_type: 'user', orm_base: 'user', tag: 'u' },
+          ...['a', 'b', 'c', 'd', 'e'].map((t) => ({ ...node(t), joining_value: 'u' })),
+        ],
+        project: { e: ['id'] },
+      });
+      const post = async (name: string) => {
+        const started = Date.now();
+        const res = await fetch(`http://127.0.0.1:${serving.port}/${name}/api/v4/querybuilder/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: endless,
+        });
+        const body = (await res.json()) as { message: string };
+        return { status: res.status, message: body.message, ms: Date.now() - started };
+      };
+      // One after another: the same query asked at once of copies of one archive runs once (posted-answers.ts).
+      const quick = await post('quick');
+      const plain = await post('plain');
+      const patient = await post('patient');
+      for (const answer of [quick, patient, plain]) expect(answer.status).toBe(503);
+      expect(quick.message).toContain('time limit of 0.5 s');
+      expect(plain.message).toContain('time limit of 2 s');
+      expect(patient.message).toContain('time limit of 4 s');
+      // Stopped at its own limit, not at the server's shorter one.
+      expect(patient.ms).toBeGreaterThanOrEqual(3_900);
+    },
+  );
+
   it('refuses at start two sources of one name, naming both, and a name that shadows a route', () => {
     const dir = tempDir('quarry-clash-');
     mkdirSync(join(dir, 'a'));

@@ -28,7 +28,7 @@ export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = f
   const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
   const budget = takePrepared(request) ?? {
-    deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs,
+    deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     heavy,
     client: clientOf(request, ctx.origin.trustProxy),
   };
@@ -45,7 +45,7 @@ const prepared = new WeakMap<FastifyRequest, QueryBudget>();
  */
 export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryBudget {
   const budget = {
-    deadline: deadlines.get(request) ?? Date.now() + ctx.queryTimeoutMs,
+    deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     client: clientOf(request, ctx.origin.trustProxy),
   };
   prepared.set(request, budget);
@@ -59,6 +59,17 @@ function takePrepared(request: FastifyRequest): QueryBudget | undefined {
 }
 
 const deadlines = new WeakMap<FastifyRequest, number>();
+
+/**
+ * How long the request's work may take: its source's own limit (a sources file's `query_timeout`) where it has
+ * one, longer or shorter than the server's, else the server's. A source's storage stops each statement at the
+ * same limit, so the two never disagree.
+ */
+export function requestTimeLimitMs(ctx: AppContext, request: FastifyRequest): number {
+  const name = leases.get(request)?.name;
+  const own = name === undefined ? undefined : ctx.catalog.spec(name)?.queryTimeout;
+  return own === undefined ? ctx.queryTimeoutMs : own * 1000;
+}
 const untaggable = new WeakSet<FastifyRequest>();
 
 /**
@@ -76,7 +87,7 @@ export function isUntaggable(request: FastifyRequest): boolean {
 
 /** The time limit counts from now for every run of the request's handler (see retry.ts). */
 export function startDeadline(ctx: AppContext, request: FastifyRequest) {
-  if (!deadlines.has(request)) deadlines.set(request, Date.now() + ctx.queryTimeoutMs);
+  if (!deadlines.has(request)) deadlines.set(request, Date.now() + requestTimeLimitMs(ctx, request));
 }
 
 /**

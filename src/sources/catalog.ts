@@ -20,6 +20,8 @@ export interface SourceSpec {
    * replaced by a new entry, served anew.
    */
   readonly version: string;
+  /** The source's own time limit for a request, in seconds, where it differs from the server's. */
+  readonly queryTimeout?: number;
 }
 
 /** Opens the storage a spec names; the CLI knows the settings (cache folder, time limits) it needs. */

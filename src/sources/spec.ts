@@ -10,6 +10,4 @@ export interface PortalSpec extends SourceSpec {
   url?: string;
   repository?: string;
   replicas?: string[];
-  /** The source's own query time limit, in seconds, where it differs from the server's. */
-  queryTimeout?: number;
 }

@@ -20,7 +20,7 @@ import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { logFailure } from '../failures.js';
-import { parseRequest, type ParsedRequest } from '../request.js';
+import { parseRequest, requestTimeLimitMs, type ParsedRequest } from '../request.js';
 
 type Params = { id: string; page?: string };
 type Handler = (req: ParsedRequest, node: NodeRecord, params: Params) => Promise<unknown>;
@@ -68,7 +68,7 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
   }
 
   app.get(`${nodes}/download`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    const deadline = Date.now() + ctx.queryTimeoutMs;
+    const deadline = Date.now() + requestTimeLimitMs(ctx, request);
     const { url, qs, backend } = parseRequest(ctx, request);
     checkId(request.params.id);
     const node = await loadNode(backend, request.params.id);
