@@ -1,7 +1,7 @@
 /** The catalog of sources: opened on first use and once, closed least recently used, never under a request. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SourceCatalog, type SourceSpec } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
 import { checkNames, nameFrom, reservedNames } from '../src/sources/names.js';
@@ -93,7 +93,7 @@ describe('the source catalog', () => {
     await catalog.close();
   });
 
-  it('answers a source that cannot be opened with an error naming it, and tries again at the next request', async () => {
+  it('answers a source that cannot be opened with an error naming it, the same for a few seconds, then tries again', async () => {
     const f = fakes();
     const catalog = new SourceCatalog(f.opener);
     catalog.add([spec('broken-one')]);
@@ -101,8 +101,30 @@ describe('the source catalog', () => {
       /the source "broken-one" cannot be opened: not an archive/,
     );
     await expect(catalog.acquire('broken-one')).rejects.toMatchObject({ status: 502 });
-    expect(f.opened).toEqual(['broken-one', 'broken-one']);
+    // Not asked again at every request while it fails.
+    expect(f.opened).toEqual(['broken-one']);
+    const now = Date.now();
+    const later = vi.spyOn(Date, 'now').mockReturnValue(now + 6_000);
+    try {
+      await expect(catalog.acquire('broken-one')).rejects.toMatchObject({ status: 502 });
+      expect(f.opened).toEqual(['broken-one', 'broken-one']);
+    } finally {
+      later.mockRestore();
+    }
     expect(await catalog.acquire('nothing')).toBeUndefined();
+  });
+
+  it('answers 503 with Retry-After for a source whose database cannot be reached now', async () => {
+    const out = Object.assign(new Error('the database is not reachable now'), { status: 503 });
+    const catalog = new SourceCatalog<SourceSpec>(() =>
+      Promise.reject(new Error('cannot read the database', { cause: out })),
+    );
+    catalog.add([spec('far')]);
+    await expect(catalog.acquire('far')).rejects.toMatchObject({
+      status: 503,
+      retryAfter: expect.any(Number),
+      message: expect.stringMatching(/^the source "far" cannot be opened now: cannot read the database/),
+    });
   });
 
   it('adds, removes and replaces sources, closing the old ones once their requests are done', async () => {

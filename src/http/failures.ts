@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { WarningSummary } from '../ops/warning-summary.js';
 import { HttpError } from '../rest/errors.js';
+import { SourceOpenFailedError } from '../sources/catalog.js';
 
 export function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof HttpError)
@@ -50,10 +51,11 @@ export function flushWarnings(): void {
  * One JSON line on stderr per failure: what was asked, what was answered, and the error with its stack and
  * causes (a stack's line breaks are escaped, so the line stays one line). The request id matches `--log`'s.
  * A 503 (the server busy, a query stopped at its limit, a database that is down) is expected under load and
- * in an outage and says nothing new the thousandth time: a warning without a stack, summarised per cause.
+ * in an outage and says nothing new the thousandth time: a warning without a stack, summarised per cause. So
+ * is a source that cannot be opened (502): the catalog said why once, and every request to it fails alike.
  */
 export function logFailure(request: FastifyRequest, status: number | undefined, error: unknown): void {
-  if (status === 503) {
+  if (status === 503 || error instanceof SourceOpenFailedError) {
     const type = typeOf(error);
     const message = error instanceof Error ? error.message : String(error);
     warnings.note(`${type} ${shapeOf(message)}`, {

@@ -44,10 +44,30 @@ export interface SourceInfo {
   aiidaVersion: string | null;
 }
 
-/** A source that cannot be opened: the request is answered 502 naming the source and what is wrong. */
+/**
+ * A source that cannot be opened: the request is answered 502 naming the source and what is wrong, or 503 with
+ * `Retry-After` when what is wrong may pass by itself (its database cannot be reached now).
+ */
 export class SourceOpenFailedError extends Error {
-  readonly status = 502;
   override name = 'SourceOpenFailedError';
+  constructor(
+    message: string,
+    readonly status: 502 | 503 = 502,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Seconds a client is told to wait before asking again a source whose database is out. */
+const UNREACHABLE_RETRY_S = 5;
+
+/** Whether an error, or one that caused it, says its database is out for now (DatabaseUnavailableError). */
+function outForNow(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if ((e as { status?: unknown }).status === 503) return true;
+  }
+  return false;
 }
 
 interface Entry {
@@ -65,7 +85,15 @@ interface Entry {
   aiidaVersion: string | null;
   /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
   kind?: SourceKind;
+  /** The last opening failed: requests until `until` get its answer without trying again. */
+  failed?: { error: SourceOpenFailedError; until: number };
 }
+
+/**
+ * How long a source that failed to open answers with that failure before it is tried again: a source whose
+ * database is out is not asked to connect by every request that finds it so (nor its failure logged each time).
+ */
+const FAILED_OPEN_KEPT_MS = 5_000;
 
 export interface CatalogOptions {
   /** Most sources open at once, pinned ones included (default 64); more are opened only while in use. */
@@ -229,6 +257,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     const entry = this.entries.get(name);
     if (entry === undefined) return undefined;
     if (entry.backend !== undefined) return this.lease(entry, entry.backend);
+    if (entry.failed !== undefined && Date.now() < entry.failed.until) throw entry.failed.error;
     // Counted before the opening ends, so that the room made for it never closes what it opens.
     entry.users += 1;
     try {
@@ -242,11 +271,12 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   }
 
   private async openEntry(entry: Entry): Promise<StorageBackend> {
-    if (this.closed) throw new SourceOpenFailedError('the server is stopping');
+    if (this.closed) throw new SourceOpenFailedError('the server is stopping', 503, 1);
     const started = performance.now();
     try {
       const backend = await this.opener(entry.spec as S);
       entry.backend = backend;
+      entry.failed = undefined;
       entry.aiidaVersion = backend.aiidaVersion;
       entry.kind = backend.kind;
       this.openCount += 1;
@@ -261,7 +291,15 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       // Or busy elsewhere (extracted by another process): the client is told when to come back.
       const status = (problem as { status?: unknown }).status;
       if (status === 404 || status === 503) throw problem;
-      throw new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
+      const failure = outForNow(problem)
+        ? new SourceOpenFailedError(
+            `the source "${entry.spec.name}" cannot be opened now: ${problem.message}`,
+            503,
+            UNREACHABLE_RETRY_S,
+          )
+        : new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
+      entry.failed = { error: failure, until: Date.now() + FAILED_OPEN_KEPT_MS };
+      throw failure;
     } finally {
       entry.opening = undefined;
     }

@@ -78,7 +78,7 @@ async function schemaRevision(db: PostgresServers, url: string, servers: number)
     if (/alembic_version/.test(message ?? '')) {
       throw new StorageOpenError(`${where} is not an AiiDA database (it has no alembic_version table)`);
     }
-    throw new StorageOpenError(`cannot read the database ${where}: ${message}`);
+    throw new StorageOpenError(`cannot read the database ${where}: ${message}`, { cause: error });
   }
   const revision = String(rows[0]?.version_num ?? '');
   if (!SUPPORTED_REVISIONS.test(revision)) {
