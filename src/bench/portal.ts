@@ -6,7 +6,7 @@
  * time from start to ready. The archives are hard links of one generated file (no disk per archive beyond
  * its extracted database).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,9 +144,18 @@ export async function portalBench(options: PortalBenchOptions) {
   const extracting = await askEach(served.port, asked);
   await stop(served);
 
-  // Extracted, not open: a new server on the same cache folder.
+  // Extracted, not open: a new server on the same cache folder. Its start is timed apart from the writing of
+  // the databases just extracted (flushed first), as the median of three starts.
+  spawnSync('sync');
+  const starts: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const again = await serve([folder], cacheDir);
+    starts.push(again.readyMs);
+    await stop(again);
+  }
   served = await serve([folder], cacheDir);
-  const readyMs = served.readyMs;
+  starts.push(served.readyMs);
+  const readyMs = p(starts, 0.5);
   const firstOpen = await askEach(served.port, asked);
   await new Promise((r) => setTimeout(r, 500));
   const cost = treeCost(served.child.pid!);
@@ -177,7 +186,7 @@ export async function portalBench(options: PortalBenchOptions) {
   };
   log(
     [
-      `  start to ready            ${result.startToReadyMs} ms (first start, empty cache: ${result.coldStartToReadyMs} ms; one archive alone: ${result.singleStartToReadyMs} ms)`,
+      `  start to ready            ${result.startToReadyMs} ms (median of 3; first start, empty cache: ${result.coldStartToReadyMs} ms; one archive alone: ${result.singleStartToReadyMs} ms)`,
       `  first request, extracting p50 ${result.firstRequestExtractingP50Ms} ms`,
       `  first request, extracted  p50 ${result.firstRequestExtractedP50Ms} ms, p99 ${result.firstRequestExtractedP99Ms} ms`,
       `  after all asked once      ${result.rssMb} MB RSS, ${result.openFiles} open files, ${result.processes} processes`,
