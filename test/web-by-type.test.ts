@@ -26,6 +26,7 @@ import {
   toFractional,
   type Cell,
 } from '../web/src/by-type/logic/cell.js';
+import { bondPairs } from '../web/src/by-type/logic/bonds.js';
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
 import { viewKind } from '../web/src/by-type/logic/choose.js';
 import { filenameQuery, quotedParam } from '../web/src/by-type/logic/files.js';
@@ -108,6 +109,59 @@ describe('structures', () => {
     expect(hillFormula(['O', 'H', 'C', 'H', 'C'])).toBe('C2H2O');
     expect(hillFormula(['Na', 'Cl'])).toBe('ClNa');
     expect(hillFormula(['Si', 'Si'])).toBe('Si2');
+  });
+});
+
+describe('bonds', () => {
+  const radius = (symbol: string) => ({ Si: 1.11, O: 0.73, H: 0.37 })[symbol] ?? 0;
+  it('bonds diamond silicon to its four neighbours and nothing farther', () => {
+    // The conventional cell's 8 atoms of diamond Si (a = 5.43 Å): each has 4 neighbours at 2.35 Å.
+    const a = 5.43;
+    const fractional = [
+      [0, 0, 0],
+      [0, 0.5, 0.5],
+      [0.5, 0, 0.5],
+      [0.5, 0.5, 0],
+      [0.25, 0.25, 0.25],
+      [0.25, 0.75, 0.75],
+      [0.75, 0.25, 0.75],
+      [0.75, 0.75, 0.25],
+    ];
+    const atoms = fractional.map((f) => ({
+      symbol: 'Si',
+      position: f.map((x) => x * a) as [number, number, number],
+    }));
+    const pairs = bondPairs(atoms, radius);
+    // Inside the one cell drawn (no periodic images): the atom at ¼¼¼ has all four neighbours, the three others
+    // one each (the face centre they share with it).
+    expect(pairs).toHaveLength(7);
+    expect(pairs.filter((p) => p.includes(4))).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ]);
+    for (const [i, j] of pairs) expect(i).toBeLessThan(j);
+    // 1.0 of the radii sum (2.22 Å) is shorter than the Si-Si distance: no bond at all.
+    expect(bondPairs(atoms, radius, 1)).toEqual([]);
+  });
+  it('finds the same pairs as comparing every two atoms, at any position', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 12 - 6;
+    const symbols = ['Si', 'O', 'H'];
+    const atoms = Array.from({ length: 300 }, (_, i) => ({
+      symbol: symbols[i % 3]!,
+      position: [random(), random(), random()] as [number, number, number],
+    }));
+    const brute: [number, number][] = [];
+    for (let i = 0; i < atoms.length; i++)
+      for (let j = i + 1; j < atoms.length; j++) {
+        const d = Math.hypot(...atoms[i]!.position.map((x, k) => x - atoms[j]!.position[k]!));
+        if (d >= 0.4 && d <= (radius(atoms[i]!.symbol) + radius(atoms[j]!.symbol)) * 1.15) brute.push([i, j]);
+      }
+    expect(brute.length).toBeGreaterThan(20);
+    const sorted = bondPairs(atoms, radius).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+    expect(sorted).toEqual(brute);
   });
 });
 

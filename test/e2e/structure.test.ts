@@ -85,4 +85,59 @@ describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
       await page.context().close();
     }
   });
+
+  it('bonds and labels are toggled from the keyboard, bonds where atoms touch', async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 1366, height: 900 } });
+    const { page } = watched;
+    // Covalent radii (Å) of the elements drawn here; a bond is shorter than their sum times 1.15.
+    const radius: Record<string, number> = { Si: 1.11, Na: 1.54, Cl: 0.99 };
+    try {
+      for (const label of ['Si diamond', 'NaCl rocksalt']) {
+        const node = await byLabel(label);
+        const { attributes } = (
+          await served.api<{
+            attributes: {
+              kinds: { name: string; symbols: string[] }[];
+              sites: { kind_name: string; position: number[] }[];
+            };
+          }>(`/nodes/${node.uuid}/contents/attributes/`)
+        ).data;
+        const atoms = attributes.sites.map((s) => ({
+          symbol: attributes.kinds.find((k) => k.name === s.kind_name)!.symbols[0]!,
+          position: s.position,
+        }));
+        let expected = 0;
+        for (let i = 0; i < atoms.length; i++)
+          for (let j = i + 1; j < atoms.length; j++) {
+            const [p, q] = [atoms[i]!, atoms[j]!];
+            const d = Math.hypot(...p.position.map((x, k) => x - q.position[k]!));
+            if (d <= (radius[p.symbol]! + radius[q.symbol]!) * 1.15) expected++;
+          }
+        expect(expected).toBeGreaterThan(0);
+        await page.goto(`${served.base}/nodes/${node.uuid}`);
+        const view = page.getByTestId('structure-3d');
+        await expect.poll(() => view.getAttribute('data-bonds'), { timeout: 20_000 }).toBe(String(expected));
+        expect(await view.getAttribute('data-labels')).toBe('0');
+        // From the last supercell control, Tab reaches the toggles; Space flips them.
+        await page.getByRole('group', { name: 'Supercell' }).getByLabel('c').focus();
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => document.activeElement?.parentElement?.textContent?.trim())).toBe(
+          'Bonds',
+        );
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-bonds')).toBe('0');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-labels')).toBe(String(atoms.length));
+        expect(await page.getByLabel('Labels').isChecked()).toBe(true);
+        if (label === 'NaCl rocksalt') await screenshot(page, 'structure-nacl-labels');
+        await page.keyboard.press('Shift+Tab');
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-bonds')).toBe(String(expected));
+      }
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });
