@@ -33,7 +33,7 @@ import { filenameQuery, quotedParam } from '../web/src/by-type/logic/files.js';
 import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/by-type/logic/graph.js';
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
-import { niceTicks } from '../web/src/by-type/logic/scale.js';
+import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -325,6 +325,15 @@ describe('k-points, arrays, processes, files, scales', () => {
   it('chooses round ticks', () => {
     expect(niceTicks(-7.3, 6.9, 6)).toEqual([-6, -4, -2, 0, 2, 4, 6]);
     expect(niceTicks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+
+  it('zooms about the centre, out no further than the whole plot and never past its ends', () => {
+    expect(zoomed([0, 10], 0.5, [0, 10])).toEqual([2.5, 7.5]);
+    expect(zoomed([2.5, 7.5], 2, [0, 10])).toEqual([0, 10]);
+    expect(zoomed([0, 10], 4, [0, 10])).toEqual([0, 10]);
+    // Near an end, zooming out slides the window back inside the plot.
+    expect(zoomed([8, 10], 2, [0, 10])).toEqual([6, 10]);
+    expect(zoomed([-1, 1], 2, [-1, 10])).toEqual([-1, 3]);
   });
 });
 

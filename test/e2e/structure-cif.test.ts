@@ -1,5 +1,6 @@
 /**
- * Every structure of the rich archive, as its page shows it in Chromium and as its CIF download says: the same
+ * Every structure of the rich data (the archive, and the same data as a PostgreSQL profile where PostgreSQL is
+ * installed), as its page shows it in Chromium and as its CIF download says: the same
  * Hill formula and the same space group. The CIFs are P1 (the cell and every atom, no symmetry), so the group is
  * found from the atoms: by moyo in Node (the library the page runs as WebAssembly), at the page's default
  * tolerance, from the CIF's cell parameters and fractional coordinates, never from the attributes the page reads.
@@ -11,10 +12,15 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cifStructure } from '../../web/src/by-type/logic/cif.js';
 import { hillFormula } from '../../web/src/by-type/logic/structure.js';
+import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
+import { tempDir } from '../helpers.js';
+import { unpackContainer } from '../support/profile-fixtures.js';
 import { richFile } from '../conformance/corpus.js';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
 
 const missing = browserMissing();
+const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
+const SOURCES = ['archive', ...(withPostgres ? ['postgres'] : [])] as const;
 /** The page's default tolerance (Å). */
 const TOLERANCE = 1e-3;
 
@@ -41,20 +47,29 @@ function cifSpaceGroup(cif: ReturnType<typeof cifStructure>): { number: number; 
   return { number: data.number, operations: data.operations.length };
 }
 
-describe.skipIf(missing !== undefined)(
-  'structures: the page and the CIF download agree (rich archive)',
-  () => {
+describe.skipIf(missing !== undefined).each(SOURCES)(
+  'structures: the page and the CIF download agree (rich data, %s)',
+  (source) => {
     let served: Awaited<ReturnType<typeof serveExplorer>>;
     let browser: Browser;
+    let cluster: Cluster | undefined;
 
     beforeAll(async () => {
       const wasm = createRequire(import.meta.url).resolve('@spglib/moyo-wasm/moyo_wasm_bg.wasm');
       initSync({ module: readFileSync(wasm) });
-      [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+      let serving: Promise<typeof served>;
+      if (source === 'postgres') {
+        cluster = await startCluster();
+        cluster.restore('richpg', richFile('rich-psql.sql.gz'));
+        const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
+        serving = serveExplorer([cluster.url('richpg'), '--repository', repository]);
+      } else serving = serveExplorer([richFile('rich.aiida')]);
+      [served, browser] = await Promise.all([serving, launchBrowser()]);
     });
     afterAll(async () => {
       await browser?.close();
       served?.stop();
+      cluster?.destroy();
     });
 
     it('shows the formula and space group of every structure as its CIF gives them', async () => {
