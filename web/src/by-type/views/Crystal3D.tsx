@@ -110,7 +110,11 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           {
             fontSize: 12,
             fontColor: prefersDark() ? '#e6edf3' : '#1f2328',
-            showBackground: false,
+            // A light plate behind each symbol: it reads on any element's colour.
+            showBackground: true,
+            backgroundColor: prefersDark() ? '#0d1117' : '#ffffff',
+            backgroundOpacity: 0.7,
+            borderThickness: 0,
             alignment: 'center',
             inFront: true,
           },
