@@ -52,7 +52,8 @@ function modelAtoms(atoms: Atom[], pairs: [number, number][]): $3Dmol.AtomSpec[]
 export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; label: string }) {
   const host = useRef<HTMLDivElement>(null);
   const viewer = useRef<$3Dmol.GLViewer | undefined>(undefined);
-  const fitted = useRef(false);
+  // How many atoms the view was fitted to (0: not yet).
+  const fitted = useRef(0);
   const [problem, setProblem] = useState<string>();
   const [showBonds, setShowBonds] = useState(true);
   const [showLabels, setShowLabels] = useState(false);
@@ -84,7 +85,7 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
     return () => {
       viewer.current?.clear();
       viewer.current = undefined;
-      fitted.current = false;
+      fitted.current = 0;
       element.replaceChildren();
     };
   }, []);
@@ -133,8 +134,9 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           });
         }
       }
-      // Fitted once: a redraw (the next step of a trajectory) keeps the reader's rotation and zoom.
-      if (!fitted.current) {
+      // Fitted again only when the number of atoms changes (a supercell): a redraw of the same atoms (the next
+      // step of a trajectory, bonds or labels turned on) keeps the reader's rotation and zoom.
+      if (fitted.current !== atoms.length) {
         v.zoomTo();
         // zoomTo centres on the atoms; a cell reaching beyond them would hang off the frame. Centre on both.
         if (drawn) {
@@ -142,7 +144,7 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           const centre = boxCentre([...atoms.map((a) => a.position), ...cellEdges(drawn).flat()]);
           v.setView([-centre[0], -centre[1], -centre[2], ...view.slice(3)]);
         }
-        fitted.current = true;
+        fitted.current = atoms.length;
       }
       v.render();
       setDrawnCounts({ bonds: bonds.length, labels: labels ? atoms.length : 0 });
