@@ -12,15 +12,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cifStructure } from '../../web/src/by-type/logic/cif.js';
 import { hillFormula } from '../../web/src/by-type/logic/structure.js';
-import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
-import { tempDir } from '../helpers.js';
-import { unpackContainer } from '../support/profile-fixtures.js';
-import { richFile } from '../conformance/corpus.js';
+import { RICH_SOURCES, serveRich, type ServedRich } from './rich-sources.js';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
 
 const missing = browserMissing();
-const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
-const SOURCES = ['archive', ...(withPostgres ? ['postgres'] : [])] as const;
 /** The page's default tolerance (Å). */
 const TOLERANCE = 1e-3;
 
@@ -47,29 +42,22 @@ function cifSpaceGroup(cif: ReturnType<typeof cifStructure>): { number: number; 
   return { number: data.number, operations: data.operations.length };
 }
 
-describe.skipIf(missing !== undefined).each(SOURCES)(
+describe.skipIf(missing !== undefined).each(RICH_SOURCES)(
   'structures: the page and the CIF download agree (rich data, %s)',
   (source) => {
     let served: Awaited<ReturnType<typeof serveExplorer>>;
     let browser: Browser;
-    let cluster: Cluster | undefined;
+    let rich: ServedRich | undefined;
 
     beforeAll(async () => {
       const wasm = createRequire(import.meta.url).resolve('@spglib/moyo-wasm/moyo_wasm_bg.wasm');
       initSync({ module: readFileSync(wasm) });
-      let serving: Promise<typeof served>;
-      if (source === 'postgres') {
-        cluster = await startCluster();
-        cluster.restore('richpg', richFile('rich-psql.sql.gz'));
-        const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
-        serving = serveExplorer([cluster.url('richpg'), '--repository', repository]);
-      } else serving = serveExplorer([richFile('rich.aiida')]);
-      [served, browser] = await Promise.all([serving, launchBrowser()]);
+      [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
+      served = rich.served;
     });
     afterAll(async () => {
       await browser?.close();
-      served?.stop();
-      cluster?.destroy();
+      rich?.stop();
     });
 
     it('shows the formula and space group of every structure as its CIF gives them', async () => {
@@ -145,7 +133,7 @@ describe.skipIf(missing !== undefined).each(SOURCES)(
       } finally {
         await page.context().close();
       }
-      // One page a structure (73), each with its 3D view: about a second each on a busy machine.
-    }, 300_000);
+      // One page a structure (73), each with its 3D view: one to two seconds each on a busy machine.
+    }, 480_000);
   },
 );
