@@ -1,24 +1,26 @@
 /**
- * Plots in Chromium (rich archive): a band structure's value under the pointer, its energy window and reference
+ * Plots in Chromium (rich data: the archive, and the PostgreSQL profile where PostgreSQL is installed): a band structure's value under the pointer, its energy window and reference
  * energy; a pseudopotential's radial functions as its json download has them.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { RICH_SOURCES, serveRich, type ServedRich } from './rich-sources.js';
 
 const missing = browserMissing();
 
-describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () => {
+describe.skipIf(missing !== undefined).each(RICH_SOURCES)('plots (rich data, %s)', (source) => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
+  let rich: ServedRich | undefined;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+    [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
+    served = rich.served;
   });
   afterAll(async () => {
     await browser?.close();
-    served?.stop();
+    rich?.stop();
   });
 
   it('reads out values under the pointer; a window and a reference energy move the axis, Reset restores it', async () => {
