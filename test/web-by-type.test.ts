@@ -34,6 +34,7 @@ import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
+import { kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -78,6 +79,43 @@ describe('cell geometry', () => {
 });
 
 describe('structures', () => {
+  it('gives a symmetry finder kinds or elements as species, and says when kinds split an element', () => {
+    const cubic: Cell = [
+      [2.87, 0, 0],
+      [0, 2.87, 0],
+      [0, 0, 2.87],
+    ];
+    const afm = crystalFromAttributes({
+      cell: cubic,
+      kinds: [
+        { name: 'Fe1', symbols: ['Fe'], weights: [1] },
+        { name: 'Fe2', symbols: ['Fe'], weights: [1] },
+      ],
+      sites: [
+        { kind_name: 'Fe1', position: [0, 0, 0] },
+        { kind_name: 'Fe2', position: [1.435, 1.435, 1.435] },
+      ],
+    });
+    expect(kindsSplitElements(afm)).toBe(true);
+    expect(symmetryCell(afm).numbers).toEqual([1, 2]);
+    expect(symmetryCell(afm, 'element').numbers).toEqual([1, 1]);
+    expect(symmetryCell(afm).lattice.basis).toEqual([2.87, 0, 0, 0, 2.87, 0, 0, 0, 2.87]);
+    const salt = crystalFromAttributes({
+      cell: cubic,
+      kinds: [
+        { name: 'Na', symbols: ['Na'], weights: [1] },
+        { name: 'Cl', symbols: ['Cl'], weights: [1] },
+      ],
+      sites: [
+        { kind_name: 'Na', position: [0, 0, 0] },
+        { kind_name: 'Cl', position: [1.435, 1.435, 1.435] },
+        { kind_name: 'Na', position: [1.435, 0, 0] },
+      ],
+    });
+    expect(kindsSplitElements(salt)).toBe(false);
+    expect(symmetryCell(salt, 'element').numbers).toEqual(symmetryCell(salt).numbers);
+  });
+
   it('reads kinds with alloys and vacancies', () => {
     const crystal = crystalFromAttributes({
       cell: fcc,
