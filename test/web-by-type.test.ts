@@ -26,13 +26,15 @@ import {
   toFractional,
   type Cell,
 } from '../web/src/by-type/logic/cell.js';
+import { bondPairs } from '../web/src/by-type/logic/bonds.js';
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
 import { viewKind } from '../web/src/by-type/logic/choose.js';
 import { filenameQuery, quotedParam } from '../web/src/by-type/logic/files.js';
 import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/by-type/logic/graph.js';
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
-import { niceTicks } from '../web/src/by-type/logic/scale.js';
+import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
+import { kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -77,6 +79,43 @@ describe('cell geometry', () => {
 });
 
 describe('structures', () => {
+  it('gives a symmetry finder kinds or elements as species, and says when kinds split an element', () => {
+    const cubic: Cell = [
+      [2.87, 0, 0],
+      [0, 2.87, 0],
+      [0, 0, 2.87],
+    ];
+    const afm = crystalFromAttributes({
+      cell: cubic,
+      kinds: [
+        { name: 'Fe1', symbols: ['Fe'], weights: [1] },
+        { name: 'Fe2', symbols: ['Fe'], weights: [1] },
+      ],
+      sites: [
+        { kind_name: 'Fe1', position: [0, 0, 0] },
+        { kind_name: 'Fe2', position: [1.435, 1.435, 1.435] },
+      ],
+    });
+    expect(kindsSplitElements(afm)).toBe(true);
+    expect(symmetryCell(afm).numbers).toEqual([1, 2]);
+    expect(symmetryCell(afm, 'element').numbers).toEqual([1, 1]);
+    expect(symmetryCell(afm).lattice.basis).toEqual([2.87, 0, 0, 0, 2.87, 0, 0, 0, 2.87]);
+    const salt = crystalFromAttributes({
+      cell: cubic,
+      kinds: [
+        { name: 'Na', symbols: ['Na'], weights: [1] },
+        { name: 'Cl', symbols: ['Cl'], weights: [1] },
+      ],
+      sites: [
+        { kind_name: 'Na', position: [0, 0, 0] },
+        { kind_name: 'Cl', position: [1.435, 1.435, 1.435] },
+        { kind_name: 'Na', position: [1.435, 0, 0] },
+      ],
+    });
+    expect(kindsSplitElements(salt)).toBe(false);
+    expect(symmetryCell(salt, 'element').numbers).toEqual(symmetryCell(salt).numbers);
+  });
+
   it('reads kinds with alloys and vacancies', () => {
     const crystal = crystalFromAttributes({
       cell: fcc,
@@ -108,6 +147,59 @@ describe('structures', () => {
     expect(hillFormula(['O', 'H', 'C', 'H', 'C'])).toBe('C2H2O');
     expect(hillFormula(['Na', 'Cl'])).toBe('ClNa');
     expect(hillFormula(['Si', 'Si'])).toBe('Si2');
+  });
+});
+
+describe('bonds', () => {
+  const radius = (symbol: string) => ({ Si: 1.11, O: 0.73, H: 0.37 })[symbol] ?? 0;
+  it('bonds diamond silicon to its four neighbours and nothing farther', () => {
+    // The conventional cell's 8 atoms of diamond Si (a = 5.43 Å): each has 4 neighbours at 2.35 Å.
+    const a = 5.43;
+    const fractional = [
+      [0, 0, 0],
+      [0, 0.5, 0.5],
+      [0.5, 0, 0.5],
+      [0.5, 0.5, 0],
+      [0.25, 0.25, 0.25],
+      [0.25, 0.75, 0.75],
+      [0.75, 0.25, 0.75],
+      [0.75, 0.75, 0.25],
+    ];
+    const atoms = fractional.map((f) => ({
+      symbol: 'Si',
+      position: f.map((x) => x * a) as [number, number, number],
+    }));
+    const pairs = bondPairs(atoms, radius);
+    // Inside the one cell drawn (no periodic images): the atom at ¼¼¼ has all four neighbours, the three others
+    // one each (the face centre they share with it).
+    expect(pairs).toHaveLength(7);
+    expect(pairs.filter((p) => p.includes(4))).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ]);
+    for (const [i, j] of pairs) expect(i).toBeLessThan(j);
+    // 1.0 of the radii sum (2.22 Å) is shorter than the Si-Si distance: no bond at all.
+    expect(bondPairs(atoms, radius, 1)).toEqual([]);
+  });
+  it('finds the same pairs as comparing every two atoms, at any position', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 12 - 6;
+    const symbols = ['Si', 'O', 'H'];
+    const atoms = Array.from({ length: 300 }, (_, i) => ({
+      symbol: symbols[i % 3]!,
+      position: [random(), random(), random()] as [number, number, number],
+    }));
+    const brute: [number, number][] = [];
+    for (let i = 0; i < atoms.length; i++)
+      for (let j = i + 1; j < atoms.length; j++) {
+        const d = Math.hypot(...atoms[i]!.position.map((x, k) => x - atoms[j]!.position[k]!));
+        if (d >= 0.4 && d <= (radius(atoms[i]!.symbol) + radius(atoms[j]!.symbol)) * 1.15) brute.push([i, j]);
+      }
+    expect(brute.length).toBeGreaterThan(20);
+    const sorted = bondPairs(atoms, radius).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+    expect(sorted).toEqual(brute);
   });
 });
 
@@ -271,6 +363,15 @@ describe('k-points, arrays, processes, files, scales', () => {
   it('chooses round ticks', () => {
     expect(niceTicks(-7.3, 6.9, 6)).toEqual([-6, -4, -2, 0, 2, 4, 6]);
     expect(niceTicks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+
+  it('zooms about the centre, out no further than the whole plot and never past its ends', () => {
+    expect(zoomed([0, 10], 0.5, [0, 10])).toEqual([2.5, 7.5]);
+    expect(zoomed([2.5, 7.5], 2, [0, 10])).toEqual([0, 10]);
+    expect(zoomed([0, 10], 4, [0, 10])).toEqual([0, 10]);
+    // Near an end, zooming out slides the window back inside the plot.
+    expect(zoomed([8, 10], 2, [0, 10])).toEqual([6, 10]);
+    expect(zoomed([-1, 1], 2, [-1, 10])).toEqual([-1, 3]);
   });
 });
 

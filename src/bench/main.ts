@@ -3,7 +3,7 @@
  * `npm run bench`: serve a generated archive on loopback, drive the request mix with autocannon at several
  * concurrencies, and report each kind against the floors measured in the same run.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -28,7 +28,9 @@ import {
   type LoadedCluster,
 } from './pg-scale.js';
 import { requestMix, type RequestKind } from './mix.js';
+import { child } from './child.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
+import { searchBench, viewsBench } from './views.js';
 import { scaleMix } from './scale-mix.js';
 import { steadily } from './steady.js';
 import { optimadeBench } from './optimade.js';
@@ -51,6 +53,9 @@ interface Options {
   sources?: number;
   sourcesAsked?: number;
   optimade?: number;
+  views?: boolean;
+  search?: number;
+  runs: number;
 }
 
 interface Measure {
@@ -127,31 +132,7 @@ function drive(job: DriveJob): Promise<DriveResult> {
   });
 }
 
-/** How long a benchmark server may take to say it is ready: past this, the run fails instead of hanging. */
-const SERVER_START_MS = 120_000;
-
-/** A child process running `script` with `args`, resolved once it prints `ready <port>`. */
-function child(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    const timer = setTimeout(() => {
-      proc.kill();
-      reject(new Error(`benchmark server ${args[0]} did not start within ${SERVER_START_MS / 1000} s`));
-    }, SERVER_START_MS);
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      const m = /ready (\d+)/.exec(chunk.toString());
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ proc, port: Number(m[1]) });
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`benchmark server exited with ${code}`));
-    });
-  });
-}
-
-async function dataset(nodes: number): Promise<string> {
+export async function dataset(nodes: number): Promise<string> {
   const file = join(defaultCacheDir(), `bench-${nodes}-v${GENERATOR_VERSION}.aiida`);
   try {
     await stat(file);
@@ -174,6 +155,17 @@ async function main(options: Options) {
     return;
   }
   if (options.optimade !== undefined) return optimadeBench(options.optimade, options.out);
+  if (options.search !== undefined)
+    return searchBench({
+      structures: options.search,
+      processes: options.processes,
+      runs: options.runs,
+      out: options.out,
+    });
+  if (options.views) {
+    const file = await dataset(options.nodes);
+    return viewsBench({ file, ...options });
+  }
   const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
@@ -458,6 +450,21 @@ new Command('bench')
     '--optimade <structures>',
     'measure the OPTIMADE API instead, on an archive of this many structures (src/bench/optimade.ts)',
     atLeastOne('--optimade'),
+  )
+  .option(
+    '--views',
+    "instead: time each explorer view's first content in Chromium on the archive of --nodes (src/bench/views.ts)",
+  )
+  .option(
+    '--search <structures>',
+    "instead: time the explorer's chemical search (through OPTIMADE) on an archive of this many structures",
+    count,
+  )
+  .option(
+    '--runs <n>',
+    'with --views or --search: measured first visits of each view',
+    atLeastOne('--runs'),
+    3,
   )
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .option(

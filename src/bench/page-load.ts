@@ -4,6 +4,7 @@
  * loaded only here). Each run opens the page in a fresh browser context: no cached assets, as a first visit.
  */
 import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -22,16 +23,22 @@ const median = (values: number[]) => {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
 };
 
-/** Undefined (with the reason on stderr) when there is no browser to measure with. */
-export async function measureHomePage(base: string, runs = 5): Promise<PageLoad | undefined> {
+/** Debian's Chromium, or undefined (with the reason on stderr) when there is none to measure with. */
+export async function launchChromium(): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) {
     process.stderr.write(
-      `home page load not measured: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
+      `the explorer is not measured: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
     );
     return undefined;
   }
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/** Undefined (with the reason on stderr) when there is no browser to measure with. */
+export async function measureHomePage(base: string, runs = 5): Promise<PageLoad | undefined> {
+  const browser = await launchChromium();
+  if (!browser) return undefined;
   const figuresMs: number[] = [];
   const settledMs: number[] = [];
   try {

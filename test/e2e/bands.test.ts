@@ -1,24 +1,26 @@
 /**
- * Plots in Chromium (rich archive): a band structure's value under the pointer, its energy window and reference
+ * Plots in Chromium (rich data: the archive, and the PostgreSQL profile where PostgreSQL is installed): a band structure's value under the pointer, its energy window and reference
  * energy; a pseudopotential's radial functions as its json download has them.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { RICH_SOURCES, serveRich, type ServedRich } from './rich-sources.js';
 
 const missing = browserMissing();
 
-describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () => {
+describe.skipIf(missing !== undefined).each(RICH_SOURCES)('plots (rich data, %s)', (source) => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
+  let rich: ServedRich | undefined;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+    [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
+    served = rich.served;
   });
   afterAll(async () => {
     await browser?.close();
-    served?.stop();
+    rich?.stop();
   });
 
   it('reads out values under the pointer; a window and a reference energy move the axis, Reset restores it', async () => {
@@ -67,6 +69,68 @@ describe.skipIf(missing !== undefined)('band structure plot (rich archive)', () 
       expect(Math.max(...(await yTicks()))).toBeLessThanOrEqual(Math.ceil((high - low) * 0.1) + 1);
       expect(await plot.textContent()).toContain(`E − ${high}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('zooms on a dragged box and with the buttons (keyboard), and Reset zoom shows the whole plot again', async () => {
+    const [bands] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    const watched = await watchedPage(browser, { viewport: { width: 1366, height: 900 } });
+    const { page } = watched;
+    const domain = async (axis: 'x' | 'y') =>
+      (await plot.getAttribute(`data-${axis}-domain`))!.split(' ').map(Number) as [number, number];
+    const plot = page.locator('[data-testid="bands-plot"]');
+    try {
+      await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+      await plot.waitFor({ timeout: 20_000 });
+      await plot.scrollIntoViewIfNeeded();
+      const [x0, y0] = [await domain('x'), await domain('y')];
+      const zoom = page.getByRole('group', { name: /^Zoom of / });
+      expect(await zoom.getByRole('button', { name: 'Reset zoom' }).isDisabled()).toBe(true);
+
+      // A box from a quarter to a half of the frame, both ways: both axes narrow to about a quarter.
+      const box = (await plot.boundingBox())!;
+      const at = (fx: number, fy: number) => [box.x + box.width * fx, box.y + box.height * fy] as const;
+      await page.mouse.move(...at(0.3, 0.3));
+      await page.mouse.down();
+      await page.mouse.move(...at(0.45, 0.4), { steps: 4 });
+      await page.mouse.move(...at(0.55, 0.5), { steps: 4 });
+      await page.mouse.up();
+      await expect.poll(async () => (await domain('x'))[0]).toBeGreaterThan(x0[0]);
+      const [x1, y1] = [await domain('x'), await domain('y')];
+      const span = (d: [number, number]) => d[1] - d[0];
+      expect(span(x1)).toBeLessThan(span(x0) * 0.4);
+      expect(span(y1)).toBeLessThan(span(y0) * 0.4);
+      expect(x1[0]).toBeGreaterThanOrEqual(x0[0]);
+      expect(y1[1]).toBeLessThanOrEqual(y0[1]);
+      // The y ticks follow the zoom.
+      const ticks = (await plot.locator(':scope > g > text[text-anchor="end"]').allTextContents()).map(
+        Number,
+      );
+      expect(ticks.every((t) => t >= y1[0] - 1e-9 && t <= y1[1] + 1e-9)).toBe(true);
+
+      // From the keyboard: Zoom out goes back towards the whole plot, Reset zoom all the way.
+      const out = zoom.getByRole('button', { name: 'Zoom out' });
+      await out.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => span(await domain('x'))).toBeCloseTo(span(x1) * 2, 4);
+      await zoom.getByRole('button', { name: 'Reset zoom' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => domain('x')).toEqual(x0);
+      expect(await domain('y')).toEqual(y0);
+      await zoom.getByRole('button', { name: 'Zoom in' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => span(await domain('y'))).toBeCloseTo(span(y0) / 2, 4);
+      // A click (no drag) is not a zoom.
+      const before = await domain('x');
+      await page.mouse.click(...at(0.5, 0.5));
+      expect(await domain('x')).toEqual(before);
       expect(watched.problems).toEqual([]);
     } finally {
       await page.context().close();

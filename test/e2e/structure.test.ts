@@ -1,7 +1,9 @@
 /**
- * A structure's page in Chromium (rich archive): the space group found by moyo in the browser is the one the
+ * A structure's page in Chromium (rich data: the archive, and the PostgreSQL profile where PostgreSQL is
+ * installed): the space group found by moyo in the browser is the one the
  * crystal has (silicon in the diamond structure Fd-3m, 227; rock salt Fm-3m, 225), the density follows from the
- * kinds' masses and the cell, the tolerance and the supercell can be changed without a failure.
+ * kinds' masses and the cell, the tolerance and the supercell can be changed without a failure; bonds join the
+ * atoms that touch, and bonds and labels are turned on and off from the keyboard.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +15,14 @@ import {
   watchedPage,
   type ApiNode,
 } from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { RICH_SOURCES, serveRich, type ServedRich } from './rich-sources.js';
 
 const missing = browserMissing();
 
-describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
+describe.skipIf(missing !== undefined).each(RICH_SOURCES)('structure views (rich data, %s)', (source) => {
   let served: Awaited<ReturnType<typeof serveExplorer>>;
   let browser: Browser;
+  let rich: ServedRich | undefined;
   const byLabel = async (label: string) =>
     (
       await served.api<{ nodes: ApiNode[] }>(
@@ -28,11 +31,12 @@ describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
     ).data.nodes[0]!;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+    [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
+    served = rich.served;
   });
   afterAll(async () => {
     await browser?.close();
-    served?.stop();
+    rich?.stop();
   });
 
   it('space group, density and supercell of silicon and rock salt', async () => {
@@ -78,7 +82,63 @@ describe.skipIf(missing !== undefined)('structure views (rich archive)', () => {
         await page.getByRole('group', { name: 'Supercell' }).getByLabel('b').selectOption('2');
         await page.getByRole('group', { name: 'Supercell' }).getByLabel('c').selectOption('2');
         await page.waitForTimeout(300);
-        if (label === 'Si diamond') await screenshot(page, 'structure-si-supercell');
+        if (label === 'Si diamond' && source === 'archive') await screenshot(page, 'structure-si-supercell');
+      }
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('bonds and labels are toggled from the keyboard, bonds where atoms touch', async () => {
+    const watched = await watchedPage(browser, { viewport: { width: 1366, height: 900 } });
+    const { page } = watched;
+    // Covalent radii (Å) of the elements drawn here; a bond is shorter than their sum times 1.15.
+    const radius: Record<string, number> = { Si: 1.11, Na: 1.54, Cl: 0.99 };
+    try {
+      for (const label of ['Si diamond', 'NaCl rocksalt']) {
+        const node = await byLabel(label);
+        const { attributes } = (
+          await served.api<{
+            attributes: {
+              kinds: { name: string; symbols: string[] }[];
+              sites: { kind_name: string; position: number[] }[];
+            };
+          }>(`/nodes/${node.uuid}/contents/attributes/`)
+        ).data;
+        const atoms = attributes.sites.map((s) => ({
+          symbol: attributes.kinds.find((k) => k.name === s.kind_name)!.symbols[0]!,
+          position: s.position,
+        }));
+        let expected = 0;
+        for (let i = 0; i < atoms.length; i++)
+          for (let j = i + 1; j < atoms.length; j++) {
+            const [p, q] = [atoms[i]!, atoms[j]!];
+            const d = Math.hypot(...p.position.map((x, k) => x - q.position[k]!));
+            if (d <= (radius[p.symbol]! + radius[q.symbol]!) * 1.15) expected++;
+          }
+        expect(expected).toBeGreaterThan(0);
+        await page.goto(`${served.base}/nodes/${node.uuid}`);
+        const view = page.getByTestId('structure-3d');
+        await expect.poll(() => view.getAttribute('data-bonds'), { timeout: 20_000 }).toBe(String(expected));
+        expect(await view.getAttribute('data-labels')).toBe('0');
+        // From the last supercell control, Tab reaches the toggles; Space flips them.
+        await page.getByRole('group', { name: 'Supercell' }).getByLabel('c').focus();
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => document.activeElement?.parentElement?.textContent?.trim())).toBe(
+          'Bonds',
+        );
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-bonds')).toBe('0');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-labels')).toBe(String(atoms.length));
+        expect(await page.getByLabel('Labels').isChecked()).toBe(true);
+        if (label === 'NaCl rocksalt' && source === 'archive')
+          await screenshot(page, 'structure-nacl-labels');
+        await page.keyboard.press('Shift+Tab');
+        await page.keyboard.press('Space');
+        await expect.poll(() => view.getAttribute('data-bonds')).toBe(String(expected));
       }
       expect(watched.problems).toEqual([]);
     } finally {

@@ -28,3 +28,14 @@ export function padded([lo, hi]: [number, number], fraction = 0.05): [number, nu
   const span = hi - lo || Math.abs(hi) || 1;
   return [lo - span * fraction, hi + span * fraction];
 }
+
+/**
+ * A domain scaled by `factor` about its centre (0.5 halves it: zoom in), never wider than `full`: zooming out
+ * stops at the whole plot and slides back inside it.
+ */
+export function zoomed([lo, hi]: [number, number], factor: number, full: [number, number]): [number, number] {
+  const span = Math.min((hi - lo) * factor, full[1] - full[0]);
+  const centre = (lo + hi) / 2;
+  const start = Math.min(Math.max(centre - span / 2, full[0]), full[1] - span);
+  return [start, start + span];
+}

@@ -3,7 +3,18 @@
  * that kinds the data tells apart, Fe1 and Fe2, stay apart), the density from the kinds' masses, and a supercell.
  */
 import { cellParameters, type Cell, type Vec3 } from './cell.js';
-import type { Crystal } from './structure.js';
+import { siteComposition, type Crystal } from './structure.js';
+
+/** Whether kinds tell apart atoms of the same composition, so that the kinds' symmetry may be lower. */
+export function kindsSplitElements(crystal: Crystal): boolean {
+  const kindOf = new Map<string, string>();
+  for (const s of crystal.sites) {
+    const composition = siteComposition(s);
+    if ((kindOf.get(composition) ?? s.kind) !== s.kind) return true;
+    kindOf.set(composition, s.kind);
+  }
+  return false;
+}
 
 /** The cell as moyo reads it: lattice vectors as rows (flattened), fractional positions, one number a species. */
 export interface SymmetryCell {
@@ -12,11 +23,16 @@ export interface SymmetryCell {
   numbers: number[];
 }
 
-export function symmetryCell(crystal: Crystal): SymmetryCell {
+/**
+ * The cell with kinds as species, or with elements as species (`by: 'element'`): what a file without kinds, a
+ * CIF, says. The two differ only where kinds tell atoms of one element apart (Fe1 and Fe2 of an antiferromagnet).
+ */
+export function symmetryCell(crystal: Crystal, by: 'kind' | 'element' = 'kind'): SymmetryCell {
   const species = new Map<string, number>();
   const numbers = crystal.sites.map((s) => {
-    if (!species.has(s.kind)) species.set(s.kind, species.size + 1);
-    return species.get(s.kind)!;
+    const name = by === 'kind' ? s.kind : siteComposition(s);
+    if (!species.has(name)) species.set(name, species.size + 1);
+    return species.get(name)!;
   });
   const [a, b, c] = crystal.cell;
   return {

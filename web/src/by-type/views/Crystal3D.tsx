@@ -1,8 +1,15 @@
-/** A rotatable 3D picture of atoms and their cell, drawn by 3Dmol (loaded only with the structure views). */
+/**
+ * A rotatable 3D picture of atoms and their cell, drawn by 3Dmol (loaded only with the structure views), with
+ * bonds and element labels the reader turns on and off.
+ */
 import * as $3Dmol from '3dmol';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { bondPairs } from '../logic/bonds.js';
 import { cellEdges, type Cell, type Vec3 } from '../logic/cell.js';
 import { prefersDark, webGL } from './common.js';
+
+/** Past this many atoms labels are offered no more: each is a sprite, and thousands hide the crystal. */
+export const LABELLED_ATOMS = 500;
 
 export interface Atom {
   symbol: string;
@@ -21,16 +28,39 @@ function boxCentre(points: Vec3[]): Vec3 {
   return [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
 }
 
-/** XYZ text, the simplest format 3Dmol reads (it finds the bonds by distance). */
-function xyz(atoms: Atom[]): string {
-  return `${atoms.length}\n\n${atoms.map((a) => `${a.symbol} ${a.position.join(' ')}`).join('\n')}\n`;
+/** 3Dmol's atoms with our bonds (its own guess adds a fixed 0.25 Å to the radii, whatever the tolerance). */
+function modelAtoms(atoms: Atom[], pairs: [number, number][]): $3Dmol.AtomSpec[] {
+  const out = atoms.map((a, index) => ({
+    elem: a.symbol,
+    x: a.position[0],
+    y: a.position[1],
+    z: a.position[2],
+    index,
+    serial: index,
+    bonds: [] as number[],
+    bondOrder: [] as number[],
+  }));
+  for (const [i, j] of pairs) {
+    out[i]!.bonds.push(j);
+    out[i]!.bondOrder.push(1);
+    out[j]!.bonds.push(i);
+    out[j]!.bondOrder.push(1);
+  }
+  return out;
 }
 
 export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; label: string }) {
   const host = useRef<HTMLDivElement>(null);
   const viewer = useRef<$3Dmol.GLViewer | undefined>(undefined);
-  const fitted = useRef(false);
+  // How many atoms the view was fitted to (0: not yet).
+  const fitted = useRef(0);
   const [problem, setProblem] = useState<string>();
+  const [showBonds, setShowBonds] = useState(true);
+  const [showLabels, setShowLabels] = useState(false);
+  const labellable = atoms.length <= LABELLED_ATOMS;
+  const pairs = useMemo(() => bondPairs(atoms, $3Dmol.bondLength), [atoms]);
+  // What the picture holds once drawn: the tests read it here, since the canvas itself cannot be read.
+  const [drawnCounts, setDrawnCounts] = useState({ bonds: 0, labels: 0 });
 
   // One viewer (one WebGL context) for the component's life: a trajectory's steps redraw in it.
   useEffect(() => {
@@ -55,7 +85,7 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
     return () => {
       viewer.current?.clear();
       viewer.current = undefined;
-      fitted.current = false;
+      fitted.current = 0;
       element.replaceChildren();
     };
   }, []);
@@ -66,8 +96,30 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
     try {
       v.removeAllModels();
       v.removeAllShapes();
-      v.addModel(xyz(atoms), 'xyz');
-      v.setStyle({}, { sphere: { scale: 0.3 }, stick: { radius: 0.12 } });
+      v.removeAllLabels();
+      const bonds = showBonds ? pairs : [];
+      v.addModel().addAtoms(modelAtoms(atoms, bonds));
+      v.setStyle(
+        {},
+        showBonds ? { sphere: { scale: 0.3 }, stick: { radius: 0.12 } } : { sphere: { scale: 0.3 } },
+      );
+      const labels = showLabels && labellable;
+      if (labels)
+        v.addPropertyLabels(
+          'elem',
+          {},
+          {
+            fontSize: 12,
+            fontColor: prefersDark() ? '#e6edf3' : '#1f2328',
+            // A light plate behind each symbol: it reads on any element's colour.
+            showBackground: true,
+            backgroundColor: prefersDark() ? '#0d1117' : '#ffffff',
+            backgroundOpacity: 0.7,
+            borderThickness: 0,
+            alignment: 'center',
+            inFront: true,
+          },
+        );
       const drawn = cell && cell.some((vector) => vector.some((x) => x !== 0)) ? cell : undefined;
       if (drawn) {
         const colour = prefersDark() ? '#9da7b3' : '#57606a';
@@ -82,8 +134,9 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           });
         }
       }
-      // Fitted once: a redraw (the next step of a trajectory) keeps the reader's rotation and zoom.
-      if (!fitted.current) {
+      // Fitted again only when the number of atoms changes (a supercell): a redraw of the same atoms (the next
+      // step of a trajectory, bonds or labels turned on) keeps the reader's rotation and zoom.
+      if (fitted.current !== atoms.length) {
         v.zoomTo();
         // zoomTo centres on the atoms; a cell reaching beyond them would hang off the frame. Centre on both.
         if (drawn) {
@@ -91,16 +144,38 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           const centre = boxCentre([...atoms.map((a) => a.position), ...cellEdges(drawn).flat()]);
           v.setView([-centre[0], -centre[1], -centre[2], ...view.slice(3)]);
         }
-        fitted.current = true;
+        fitted.current = atoms.length;
       }
       v.render();
+      setDrawnCounts({ bonds: bonds.length, labels: labels ? atoms.length : 0 });
       setProblem(undefined);
     } catch (error) {
       setProblem(`The 3D view could not be drawn: ${(error as Error).message}`);
     }
-  }, [atoms, cell]);
+  }, [atoms, cell, pairs, showBonds, showLabels, labellable]);
   return (
     <>
+      {problem === undefined && (
+        <div class="bt-supercell" role="group" aria-label="Show in 3D">
+          <label>
+            <input
+              type="checkbox"
+              checked={showBonds}
+              onChange={(event) => setShowBonds((event.currentTarget as HTMLInputElement).checked)}
+            />{' '}
+            Bonds
+          </label>
+          <label title={labellable ? undefined : `Labels are offered up to ${LABELLED_ATOMS} atoms`}>
+            <input
+              type="checkbox"
+              checked={showLabels && labellable}
+              disabled={!labellable}
+              onChange={(event) => setShowLabels((event.currentTarget as HTMLInputElement).checked)}
+            />{' '}
+            Labels
+          </label>
+        </div>
+      )}
       <div class="bt-3d-frame" hidden={problem !== undefined}>
         <div
           ref={host}
@@ -108,6 +183,8 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
           role="img"
           aria-label={`3D view of ${label}: drag to rotate, scroll to zoom`}
           data-testid="structure-3d"
+          data-bonds={drawnCounts.bonds}
+          data-labels={drawnCounts.labels}
         />
       </div>
       {problem !== undefined && (

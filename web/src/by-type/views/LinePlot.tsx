@@ -1,9 +1,10 @@
 /**
  * A line plot in SVG: axes with round ticks (or named ticks, as a band structure's), lines clipped to the frame,
- * a title for readers, and under the pointer the value of the nearest line.
+ * a title for readers, under the pointer the value of the nearest line, and zoom: drag a box (or a band across
+ * one axis) over the plot, or the Zoom in / out buttons; Reset zoom shows everything again.
  */
-import { useState } from 'preact/hooks';
-import { linear, niceTicks, padded } from '../logic/scale.js';
+import { useEffect, useState } from 'preact/hooks';
+import { linear, niceTicks, padded, zoomed } from '../logic/scale.js';
 
 export interface PlotLine {
   points: Array<[number, number]>;
@@ -49,23 +50,65 @@ function pathOf(
 
 let clipCount = 0;
 
+type Domain = [number, number];
+/** A drag shorter than this (viewBox units) on an axis leaves that axis as it is: a click is not a zoom. */
+const MIN_DRAG = 8;
+
+/** A pointer event's place in the plot's viewBox. */
+function inBox(event: MouseEvent): { px: number; py: number } {
+  const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
+  return {
+    px: ((event.clientX - box.left) / box.width) * W,
+    py: ((event.clientY - box.top) / box.height) * H,
+  };
+}
+
+const inFrame = (px: number, py: number) =>
+  px >= M.left && px <= W - M.right && py >= M.top && py <= H - M.bottom;
+
 export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testId, exactY }: Props) {
   const [clip] = useState(() => `bt-clip-${++clipCount}`);
   const [hover, setHover] = useState<{ px: number; py: number; text: string } | undefined>(undefined);
-  const xd = namedTicks ? x : padded(x, 0.02);
-  const yd = exactY ? y : padded(y);
+  const [zoom, setZoom] = useState<{ x: Domain; y: Domain } | undefined>(undefined);
+  const [drag, setDrag] = useState<{ x0: number; y0: number; x1: number; y1: number } | undefined>(undefined);
+  // New data or a new window (the reader's energy range): the zoom starts over.
+  useEffect(() => setZoom(undefined), [lines, x[0], x[1], y[0], y[1]]);
+  const full: { x: Domain; y: Domain } = { x: namedTicks ? x : padded(x, 0.02), y: exactY ? y : padded(y) };
+  const xd = zoom?.x ?? full.x;
+  const yd = zoom?.y ?? full.y;
   const sx = linear(xd, [M.left, W - M.right]);
   const sy = linear(yd, [H - M.bottom, M.top]);
   const yTicks = niceTicks(yd[0], yd[1]);
   const xTicks = namedTicks ? [] : niceTicks(xd[0], xd[1], 8);
+  const xAt = (px: number) => xd[0] + ((px - M.left) / (W - M.left - M.right)) * (xd[1] - xd[0]);
+  const yAt = (py: number) => yd[1] - ((py - M.top) / (H - M.top - M.bottom)) * (yd[1] - yd[0]);
+  const scaleBy = (factor: number) =>
+    setZoom({ x: zoomed(xd, factor, full.x), y: zoomed(yd, factor, full.y) });
+  const onDown = (event: PointerEvent) => {
+    const { px, py } = inBox(event);
+    if (event.button !== 0 || !inFrame(px, py)) return;
+    (event.currentTarget as SVGSVGElement).setPointerCapture?.(event.pointerId);
+    setDrag({ x0: px, y0: py, x1: px, y1: py });
+  };
+  const onUp = () => {
+    if (!drag) return;
+    setDrag(undefined);
+    const clampX = (v: number) => Math.min(W - M.right, Math.max(M.left, v));
+    const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, v));
+    const wide = Math.abs(drag.x1 - drag.x0) >= MIN_DRAG;
+    const tall = Math.abs(drag.y1 - drag.y0) >= MIN_DRAG;
+    if (!wide && !tall) return;
+    const xs = [xAt(clampX(drag.x0)), xAt(clampX(drag.x1))].sort((a, b) => a - b) as Domain;
+    const ys = [yAt(clampY(drag.y0)), yAt(clampY(drag.y1))].sort((a, b) => a - b) as Domain;
+    setZoom({ x: wide ? xs : xd, y: tall ? ys : yd });
+    setHover(undefined);
+  };
   const onMove = (event: MouseEvent) => {
-    const svg = event.currentTarget as SVGSVGElement;
-    const box = svg.getBoundingClientRect();
-    const px = ((event.clientX - box.left) / box.width) * W;
-    const py = ((event.clientY - box.top) / box.height) * H;
-    if (px < M.left || px > W - M.right || py < M.top || py > H - M.bottom) return setHover(undefined);
-    const at = xd[0] + ((px - M.left) / (W - M.left - M.right)) * (xd[1] - xd[0]);
-    const want = yd[1] - ((py - M.top) / (H - M.top - M.bottom)) * (yd[1] - yd[0]);
+    const { px, py } = inBox(event);
+    if (drag) return setDrag({ ...drag, x1: px, y1: py });
+    if (!inFrame(px, py)) return setHover(undefined);
+    const at = xAt(px);
+    const want = yAt(py);
     let best: { x: number; y: number; name?: string } | undefined;
     for (const line of lines) {
       let near: [number, number] | undefined;
@@ -81,77 +124,112 @@ export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testI
       text: `${best.name ? `${best.name}: ` : ''}${best.y.toFixed(4)} at ${best.x.toFixed(4)}`,
     });
   };
+  const shownTicks = namedTicks?.filter((t) => t.x >= xd[0] - 1e-9 && t.x <= xd[1] + 1e-9);
   return (
-    <svg
-      class="bt-plot"
-      viewBox={`0 0 ${W} ${H}`}
-      role="img"
-      aria-label={title}
-      data-testid={testId}
-      onMouseMove={onMove}
-      onMouseLeave={() => setHover(undefined)}
-    >
-      <title>{title}</title>
-      <clipPath id={clip}>
-        <rect x={M.left} y={M.top} width={W - M.left - M.right} height={H - M.top - M.bottom} />
-      </clipPath>
-      {yTicks.map((t) => (
-        <g key={`y${t}`}>
-          <line class="bt-grid" x1={M.left} x2={W - M.right} y1={sy(t)} y2={sy(t)} />
-          <text x={M.left - 6} y={sy(t) + 4} text-anchor="end">
-            {t}
-          </text>
-        </g>
-      ))}
-      {xTicks.map((t) => (
-        <g key={`x${t}`}>
-          <line class="bt-grid" x1={sx(t)} x2={sx(t)} y1={M.top} y2={H - M.bottom} />
-          <text x={sx(t)} y={H - M.bottom + 16} text-anchor="middle">
-            {t}
-          </text>
-        </g>
-      ))}
-      {namedTicks?.map((t, i) => (
-        <g key={`n${i}`} class="bt-kpoint-label">
-          <line class="bt-axis" x1={sx(t.x)} x2={sx(t.x)} y1={M.top} y2={H - M.bottom} />
-          <text
-            x={sx(t.x)}
-            y={H - M.bottom + 16}
-            text-anchor="middle"
-            data-x={t.x}
-            data-label={t.raw ?? t.label}
-          >
-            {t.label}
-          </text>
-        </g>
-      ))}
-      <rect class="bt-axis" x={M.left} y={M.top} width={W - M.left - M.right} height={H - M.top - M.bottom} />
-      <g clip-path={`url(#${clip})`}>
-        {lines.map((l, i) => (
-          <path key={i} d={pathOf(l.points, sx, sy)} fill="none" stroke={l.color} stroke-width={1.5}>
-            {l.name && <title>{l.name}</title>}
-          </path>
+    <div class="bt-plot-frame">
+      <div class="bt-plot-controls" role="group" aria-label={`Zoom of ${title}`}>
+        <button type="button" class="bt-button" onClick={() => scaleBy(0.5)}>
+          Zoom in
+        </button>
+        <button type="button" class="bt-button" disabled={!zoom} onClick={() => scaleBy(2)}>
+          Zoom out
+        </button>
+        <button type="button" class="bt-button" disabled={!zoom} onClick={() => setZoom(undefined)}>
+          Reset zoom
+        </button>
+        <span class="bt-muted">or drag over the plot</span>
+      </div>
+      <svg
+        class="bt-plot"
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={title}
+        data-testid={testId}
+        data-x-domain={xd.map((v) => v.toPrecision(6)).join(' ')}
+        data-y-domain={yd.map((v) => v.toPrecision(6)).join(' ')}
+        onPointerDown={onDown}
+        onPointerUp={onUp}
+        onPointerCancel={() => setDrag(undefined)}
+        onPointerMove={onMove}
+        onPointerLeave={() => !drag && setHover(undefined)}
+      >
+        <title>{title}</title>
+        <clipPath id={clip}>
+          <rect x={M.left} y={M.top} width={W - M.left - M.right} height={H - M.top - M.bottom} />
+        </clipPath>
+        {yTicks.map((t) => (
+          <g key={`y${t}`}>
+            <line class="bt-grid" x1={M.left} x2={W - M.right} y1={sy(t)} y2={sy(t)} />
+            <text x={M.left - 6} y={sy(t) + 4} text-anchor="end">
+              {t}
+            </text>
+          </g>
         ))}
-      </g>
-      {hover && (
-        <g class="bt-hover" data-testid="plot-readout">
-          <circle cx={hover.px} cy={hover.py} r={4} />
-          <text
-            x={Math.min(hover.px + 8, W - M.right - 4)}
-            y={Math.max(hover.py - 8, M.top + 12)}
-            text-anchor={hover.px > W / 2 ? 'end' : 'start'}
-          >
-            {hover.text}
-          </text>
+        {xTicks.map((t) => (
+          <g key={`x${t}`}>
+            <line class="bt-grid" x1={sx(t)} x2={sx(t)} y1={M.top} y2={H - M.bottom} />
+            <text x={sx(t)} y={H - M.bottom + 16} text-anchor="middle">
+              {t}
+            </text>
+          </g>
+        ))}
+        {shownTicks?.map((t, i) => (
+          <g key={`n${i}`} class="bt-kpoint-label">
+            <line class="bt-axis" x1={sx(t.x)} x2={sx(t.x)} y1={M.top} y2={H - M.bottom} />
+            <text
+              x={sx(t.x)}
+              y={H - M.bottom + 16}
+              text-anchor="middle"
+              data-x={t.x}
+              data-label={t.raw ?? t.label}
+            >
+              {t.label}
+            </text>
+          </g>
+        ))}
+        <rect
+          class="bt-axis"
+          x={M.left}
+          y={M.top}
+          width={W - M.left - M.right}
+          height={H - M.top - M.bottom}
+        />
+        <g clip-path={`url(#${clip})`}>
+          {lines.map((l, i) => (
+            <path key={i} d={pathOf(l.points, sx, sy)} fill="none" stroke={l.color} stroke-width={1.5}>
+              {l.name && <title>{l.name}</title>}
+            </path>
+          ))}
         </g>
-      )}
-      <text x={(M.left + W - M.right) / 2} y={H - 8} text-anchor="middle">
-        {xLabel}
-      </text>
-      <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} text-anchor="middle">
-        {yLabel}
-      </text>
-    </svg>
+        {drag && (
+          <rect
+            class="bt-zoom-box"
+            x={Math.min(drag.x0, drag.x1)}
+            y={Math.min(drag.y0, drag.y1)}
+            width={Math.abs(drag.x1 - drag.x0)}
+            height={Math.abs(drag.y1 - drag.y0)}
+          />
+        )}
+        {hover && !drag && (
+          <g class="bt-hover" data-testid="plot-readout">
+            <circle cx={hover.px} cy={hover.py} r={4} />
+            <text
+              x={Math.min(hover.px + 8, W - M.right - 4)}
+              y={Math.max(hover.py - 8, M.top + 12)}
+              text-anchor={hover.px > W / 2 ? 'end' : 'start'}
+            >
+              {hover.text}
+            </text>
+          </g>
+        )}
+        <text x={(M.left + W - M.right) / 2} y={H - 8} text-anchor="middle">
+          {xLabel}
+        </text>
+        <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} text-anchor="middle">
+          {yLabel}
+        </text>
+      </svg>
+    </div>
   );
 }
 

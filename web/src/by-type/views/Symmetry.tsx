@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Crystal } from '../logic/structure.js';
-import { symmetryCell } from '../logic/symmetry.js';
+import { kindsSplitElements, symmetryCell } from '../logic/symmetry.js';
 
 /** Distance tolerances offered, in Å; 1e-3 Å is a common default for relaxed structures. */
 const TOLERANCES = [1e-5, 1e-4, 1e-3, 1e-2, 0.1];
@@ -31,22 +31,26 @@ async function loadMoyo() {
 
 export function Symmetry({ crystal }: { crystal: Crystal }) {
   const [tolerance, setTolerance] = useState(1e-3);
-  const [state, setState] = useState<{ found?: Found; error?: string }>({});
+  const [state, setState] = useState<{ found?: Found; elements?: Found; error?: string }>({});
   useEffect(() => {
     let live = true;
     setState({});
     loadMoyo()
       .then((m) => {
-        const data = m.analyze_cell(JSON.stringify(symmetryCell(crystal)), tolerance, 'Standard');
-        if (live)
-          setState({
-            found: {
-              number: data.number,
-              symbol: data.hm_symbol,
-              pearson: data.pearson_symbol,
-              operations: data.operations.length,
-            },
-          });
+        const analyze = (by: 'kind' | 'element'): Found => {
+          const data = m.analyze_cell(JSON.stringify(symmetryCell(crystal, by)), tolerance, 'Standard');
+          return {
+            number: data.number,
+            symbol: data.hm_symbol,
+            pearson: data.pearson_symbol,
+            operations: data.operations.length,
+          };
+        };
+        const found = analyze('kind');
+        // Kinds that split an element (magnetic or labelled sites) may lower the symmetry: the elements' group is
+        // shown beside, as a file without kinds (a CIF) gives it.
+        const elements = kindsSplitElements(crystal) ? analyze('element') : undefined;
+        if (live) setState({ found, elements: elements?.number === found.number ? undefined : elements });
       })
       .catch((error: unknown) => {
         if (live) setState({ error: error instanceof Error ? error.message : String(error) });
@@ -73,6 +77,15 @@ export function Symmetry({ crystal }: { crystal: Crystal }) {
           '…'
         )}
       </dd>
+      {state.elements && (
+        <>
+          <dt>Elements alone</dt>
+          <dd data-testid="space-group-elements" title="the kinds ignored: as a CIF download gives it">
+            {state.elements.symbol.replace(/\s+/g, '')} (
+            <span data-testid="space-group-elements-number">{state.elements.number}</span>)
+          </dd>
+        </>
+      )}
       <dt>
         <label for="symprec">Tolerance</label>
       </dt>
