@@ -76,6 +76,7 @@ export interface CatalogOptions {
 
 export type CatalogEvent =
   | { type: 'opened'; name: string; ms: number }
+  | { type: 'replaced'; name: string }
   | { type: 'closed'; name: string }
   | { type: 'failed'; name: string; error: Error };
 
@@ -128,16 +129,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
 
   private insert(spec: S, backend?: StorageBackend) {
     if (this.entries.has(spec.name)) throw new Error(`the catalog has a source named "${spec.name}" already`);
-    this.entries.set(spec.name, {
-      spec,
-      backend,
-      users: 0,
-      lastUsed: 0,
-      pinned: backend !== undefined,
-      retired: false,
-      nodes: null,
-      aiidaVersion: backend?.aiidaVersion ?? null,
-    });
+    this.entries.set(spec.name, newEntry(spec, backend));
     if (backend !== undefined) this.openCount += 1;
     this.removed.delete(spec.name);
     this.firstName ??= spec.name;
@@ -218,7 +210,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   /** A lease on an open source at once, or undefined when it must be opened first (or is not served). */
   tryAcquire(name: string): Lease | undefined {
     const entry = this.entries.get(name);
-    if (entry?.backend === undefined) return undefined;
+    if (entry?.backend === undefined || entry.backend.revalidationDue?.() === true) return undefined;
     return this.lease(entry, entry.backend);
   }
 
@@ -226,7 +218,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   async acquire(name: string): Promise<Lease | undefined> {
     const entry = this.entries.get(name);
     if (entry === undefined) return undefined;
-    if (entry.backend !== undefined) return this.lease(entry, entry.backend);
+    if (entry.backend !== undefined) return this.current(name, entry, entry.backend);
     // Counted before the opening ends, so that the room made for it never closes what it opens.
     entry.users += 1;
     try {
@@ -237,6 +229,39 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       entry.users -= 1;
       throw error;
     }
+  }
+
+  /**
+   * A lease on an open source whose data is still what was opened (a remote archive asks its server now and
+   * then): one replaced at its origin is opened anew, in the same place of the catalog, while requests under
+   * way finish on the old one.
+   */
+  private async current(name: string, entry: Entry, backend: StorageBackend): Promise<Lease | undefined> {
+    const lease = this.lease(entry, backend);
+    if (backend.revalidationDue?.() !== true) return lease;
+    let state: 'current' | 'replaced';
+    try {
+      state = await backend.revalidate!();
+    } catch (error) {
+      lease.release();
+      throw named(name, 'cannot be served now', error);
+    }
+    if (state === 'current') return lease;
+    if (this.entries.get(name) === entry && !entry.pinned) {
+      entry.retired = true;
+      this.entries.set(name, newEntry(entry.spec));
+      this.options.onEvent?.({ type: 'replaced', name });
+    }
+    lease.release();
+    if (entry.pinned) {
+      throw Object.assign(
+        new Error(
+          `the source "${name}" was replaced at ${entry.spec.origin} and was opened on the command line; restart Quarry to serve the new one`,
+        ),
+        { status: 503, retryAfter: 60 },
+      );
+    }
+    return this.acquire(name);
   }
 
   private async openEntry(entry: Entry): Promise<StorageBackend> {
@@ -258,7 +283,8 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       // Gone before the catalog noticed (a file removed between two looks at its folder).
       // Or busy elsewhere (extracted by another process): the client is told when to come back.
       const status = (problem as { status?: unknown }).status;
-      if (status === 404 || status === 503) throw problem;
+      if (status === 404) throw problem;
+      if (status === 503) throw named(entry.spec.name, 'cannot be opened now', problem);
       throw new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
     } finally {
       entry.opening = undefined;
@@ -359,4 +385,28 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     await Promise.all(all.map((e) => (e.opening ?? Promise.resolve()).catch(() => undefined)));
     await Promise.all(all.map((e) => this.closeEntry(e)));
   }
+}
+
+function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
+  return {
+    spec,
+    backend,
+    users: 0,
+    lastUsed: 0,
+    pinned: backend !== undefined,
+    retired: false,
+    nodes: null,
+    aiidaVersion: backend?.aiidaVersion ?? null,
+  };
+}
+
+/** A refusal that says when to come back (503), naming the source it is about; status and Retry-After kept. */
+function named(name: string, what: string, error: unknown): Error {
+  const problem = error instanceof Error ? error : new Error(String(error));
+  const status = (problem as { status?: unknown }).status;
+  const retryAfter = (problem as { retryAfter?: unknown }).retryAfter;
+  return Object.assign(new Error(`the source "${name}" ${what}: ${problem.message}`), {
+    status: status === 502 || status === 503 ? status : 503,
+    ...(typeof retryAfter === 'number' ? { retryAfter } : {}),
+  });
 }

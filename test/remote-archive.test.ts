@@ -1,0 +1,303 @@
+/**
+ * Archives at http(s) URLs, served by Debian's nginx on loopback: the conformance replay of rich passes through
+ * `/<name>/api/v4/` of the URL source; a server that is down, one without range requests, and a file replaced on
+ * the server each give that source a clear answer (503 or 502 naming it) while a local source beside it answers
+ * 200; a replaced file is served anew, and one replaced mid-read is never mixed with the old one. Skipped only
+ * where nginx is not installed and QUARRY_REQUIRE_NGINX is not set.
+ */
+import { copyFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nginxInstalled } from '../src/bench/nginx.js';
+import { buildApp } from '../src/http/app.js';
+import { SourceCatalog } from '../src/sources/catalog.js';
+import { sourceOpener } from '../src/sources/open.js';
+import { remoteSpec } from '../src/sources/remote.js';
+import { readSourcesFile } from '../src/sources/sources-file.js';
+import type { PortalSpec } from '../src/sources/spec.js';
+import { extractionCount } from '../src/storage/archive/extract.js';
+import { loadArchiveCase } from './conformance/replay.js';
+import { smallArchive, tempDir } from './helpers.js';
+import { replayMounted } from './support/replay-mounted.js';
+import { serveFiles, type FileServer } from './support/nginx-files.js';
+
+if (!nginxInstalled() && process.env.QUARRY_REQUIRE_NGINX === '1')
+  throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
+
+const rich = loadArchiveCase('rich');
+
+interface Portal {
+  app: FastifyInstance;
+  catalog: SourceCatalog<PortalSpec>;
+  close: () => Promise<void>;
+}
+
+/** A portal of `specs` plus a local archive named `local`, in-process, each with its own cache folder. */
+async function portal(specs: PortalSpec[], revalidateMs: number, cacheDir = tempDir('quarry-remote-cache-')) {
+  const local = await smallArchive(60, 5);
+  const catalog = new SourceCatalog<PortalSpec>(sourceOpener({ cacheDir, revalidateMs }));
+  catalog.add([...specs, { name: 'local', kind: 'archive', origin: local, path: local, version: 'local' }]);
+  const app = await buildApp({ catalog });
+  return {
+    app,
+    catalog,
+    close: async () => {
+      await app.close();
+      await catalog.close();
+    },
+  } satisfies Portal;
+}
+
+/** The archive `name` in the served folder replaced by `from`, as an upload does (a new file renamed in place). */
+function replace(folder: string, name: string, from: string, secondsAhead: number) {
+  const temp = join(folder, `.${name}.part`);
+  copyFileSync(from, temp);
+  // Another mtime than the file it replaces, whatever the clock's resolution: nginx's ETag is mtime and size.
+  const when = new Date(Date.now() + secondsAhead * 1000);
+  utimesSync(temp, when, when);
+  renameSync(temp, join(folder, name));
+}
+
+async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await what();
+    if (ok(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
+  let folder: string;
+  let server: FileServer;
+  let small: string;
+
+  beforeAll(async () => {
+    folder = tempDir('quarry-remote-files-');
+    if (rich) copyFileSync(rich.archive, join(folder, 'rich.aiida'));
+    small = await smallArchive(120, 9);
+    copyFileSync(small, join(folder, 'small.aiida'));
+    server = await serveFiles(folder, tempDir('quarry-remote-nginx-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it.skipIf(!rich)(
+    'passes the conformance replay of rich through /rich/api/v4/ of its URL, extracting it once',
+    { timeout: 240_000 },
+    async () => {
+      const cacheDir = tempDir('quarry-remote-cache-');
+      const served = await portal([remoteSpec(server.url('rich.aiida'))], 60_000, cacheDir);
+      try {
+        const before = extractionCount();
+        // Concurrent first requests share one opening and one extraction.
+        const first = await Promise.all(
+          [1, 2, 3].map(() => served.app.inject({ url: '/rich/api/v4/nodes/?limit=1' })),
+        );
+        expect(first.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+        expect(extractionCount() - before).toBe(1);
+        await replayMounted(served.app, 'rich', rich!);
+        const copies = (await readdir(join(cacheDir, 'archives'))).filter((n) => n.endsWith('.sqlite3'));
+        expect(copies).toHaveLength(1);
+        expect(copies[0]).toMatch(/^rich-/);
+      } finally {
+        await served.close();
+      }
+    },
+  );
+
+  it('names a URL source by its file name, also in a sources file', () => {
+    expect(remoteSpec('https://data.example.org/x/mc3d.aiida').name).toBe('mc3d');
+    expect(remoteSpec('https://archive.example.org/record/file?filename=2D%20topo.aiida&id=7').name).toBe(
+      '2D-topo',
+    );
+    const file = join(tempDir('quarry-remote-yaml-'), 'sources.yaml');
+    const url = server.url('small.aiida?token=secret');
+    const text = `sources:\n  - archive: ${url}\n  - name: other\n    archive: ${server.url('small.aiida')}\n`;
+    writeFileSync(file, text);
+    const specs = readSourcesFile(file).specs;
+    expect(specs.map((s) => s.name)).toEqual(['small', 'other']);
+    expect(specs[0]!.path).toBe(url);
+    // The index shows no token.
+    expect(specs[0]!.origin).not.toContain('secret');
+  });
+
+  it('downloads repository files by range, equal to the archive file', async () => {
+    const served = await portal([remoteSpec(server.url('small.aiida'))], 60_000);
+    try {
+      const local = await filesOf(served.app, 'local');
+      const remote = await filesOf(served.app, 'small');
+      expect(remote.length).toBeGreaterThan(0);
+      // The same generator seed gives other data; compare the remote answers with the archive they come from.
+      const direct = await portal(
+        [{ name: 'direct', kind: 'archive', origin: small, path: small, version: 'x' }],
+        60_000,
+      );
+      try {
+        expect(remote).toEqual(await filesOf(direct.app, 'direct'));
+      } finally {
+        await direct.close();
+      }
+      expect(local.length).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('answers 503 naming the source while its server is down, and again once it is back; a local source answers 200', async () => {
+    const served = await portal([remoteSpec(server.url('small.aiida'))], 300);
+    try {
+      expect((await served.app.inject({ url: '/small/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+      await server.stop();
+      await new Promise((r) => setTimeout(r, 400));
+      // Open: its check finds no server. Not opened yet: it cannot be opened.
+      const down = await served.app.inject({ url: '/small/api/v4/nodes/?limit=1' });
+      expect(down.statusCode).toBe(503);
+      expect(Number(down.headers['retry-after'])).toBeGreaterThan(0);
+      expect(down.json().message).toMatch(
+        /^the source "small" cannot be served now: .*small\.aiida cannot be reached \(ECONNREFUSED\)/,
+      );
+      const fresh = await portal([remoteSpec(server.url('small.aiida'))], 300);
+      try {
+        const never = await fresh.app.inject({ url: '/small/api/v4/nodes/?limit=1' });
+        expect(never.statusCode).toBe(503);
+        expect(never.headers['retry-after']).toBeDefined();
+        expect(never.json().message).toMatch(/^the source "small" cannot be opened now: .*cannot be reached/);
+        expect((await fresh.app.inject({ url: '/local/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+      } finally {
+        await fresh.close();
+      }
+      expect((await served.app.inject({ url: '/local/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+      await server.start();
+      expect((await served.app.inject({ url: '/small/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+    } finally {
+      await server.start().catch(() => undefined);
+      await served.close();
+    }
+  });
+
+  it('answers 502 naming the source when its server ignores range requests (max_ranges 0)', async () => {
+    const whole = await serveFiles(folder, tempDir('quarry-remote-nginx-'), { ranges: false });
+    const served = await portal([remoteSpec(whole.url('small.aiida'))], 300);
+    try {
+      const answer = await served.app.inject({ url: '/small/api/v4/nodes/?limit=1' });
+      expect(answer.statusCode).toBe(502);
+      expect(answer.json().message).toMatch(
+        /^the source "small" cannot be opened: .*small\.aiida: its server does not answer range requests/,
+      );
+      expect((await served.app.inject({ url: '/local/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+    } finally {
+      await served.close();
+      await whole.stop();
+    }
+  });
+
+  it('serves a file replaced on the server anew, within the revalidation interval', async () => {
+    copyFileSync(small, join(folder, 'swap.aiida'));
+    const next = await smallArchive(90, 11);
+    const served = await portal(
+      [
+        remoteSpec(server.url('swap.aiida')),
+        { name: 'next', kind: 'archive', origin: next, path: next, version: 'next' },
+      ],
+      300,
+    );
+    const first = async (name: string) =>
+      (await served.app.inject({ url: `/${name}/api/v4/nodes/?limit=1&orderby=id` })).json().data.nodes[0]
+        .uuid as string;
+    try {
+      const before = await first('swap');
+      const wanted = await first('next');
+      expect(before).not.toBe(wanted);
+      replace(folder, 'swap.aiida', next, 10);
+      expect(
+        await until(
+          () => first('swap'),
+          (uuid) => uuid === wanted,
+        ),
+      ).toBe(wanted);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it.skipIf(!rich)(
+    'never mixes a file replaced mid-read with the old one: 503, then the new file',
+    async () => {
+      copyFileSync(rich!.archive, join(folder, 'mid.aiida'));
+      const served = await portal(
+        [
+          remoteSpec(server.url('mid.aiida')),
+          { name: 'direct', kind: 'archive', origin: rich!.archive, path: rich!.archive, version: 'd' },
+          { name: 'was', kind: 'archive', origin: small, path: small, version: 'w' },
+        ],
+        // Not checked again during the test: the change is seen by the reads themselves.
+        600_000,
+      );
+      try {
+        const nodes = (await served.app.inject({ url: '/mid/api/v4/nodes/?limit=200&orderby=id' })).json()
+          .data.nodes as { uuid: string }[];
+        replace(folder, 'mid.aiida', small, 20);
+        let refused: { status: number; message: string; retry: unknown } | undefined;
+        let same = 0;
+        outer: for (const { uuid } of nodes) {
+          const list = await served.app.inject({ url: `/direct/api/v4/nodes/${uuid}/repo/list/` });
+          for (const entry of list.json().data.repo_list as { name: string; type: string }[]) {
+            if (entry.type !== 'FILE') continue;
+            const path = `/api/v4/nodes/${uuid}/repo/contents?filename="${encodeURIComponent(entry.name)}"`;
+            const answer = await served.app.inject({ url: `/mid${path}` });
+            if (answer.statusCode !== 200) {
+              refused = {
+                status: answer.statusCode,
+                message: answer.json().message,
+                retry: answer.headers['retry-after'],
+              };
+              break outer;
+            }
+            // Whatever is answered is the file that was opened: read from blocks fetched before the change.
+            const expected = await served.app.inject({ url: `/direct${path}` });
+            expect(answer.rawPayload.equals(expected.rawPayload)).toBe(true);
+            same += 1;
+          }
+        }
+        expect(refused).toMatchObject({ status: 503, retry: '1' });
+        expect(refused!.message).toMatch(
+          /^the source "mid": .*mid\.aiida was replaced on its server while it was read/,
+        );
+        expect(same).toBeLessThan(20);
+        // The next request opens the new file.
+        const now = await served.app.inject({ url: '/mid/api/v4/nodes/?limit=1&orderby=id' });
+        const was = await served.app.inject({ url: '/was/api/v4/nodes/?limit=1&orderby=id' });
+        expect(now.statusCode, now.body).toBe(200);
+        expect(was.statusCode, was.body).toBe(200);
+        expect(now.json().data.nodes[0].uuid).toBe(was.json().data.nodes[0].uuid);
+      } finally {
+        await served.close();
+      }
+    },
+  );
+});
+
+/** Every repository file of the first nodes of `source`, downloaded, as [uuid, filename, bytes hex]. */
+async function filesOf(app: FastifyInstance, source: string): Promise<string[][]> {
+  const nodes = (await app.inject({ url: `/${source}/api/v4/nodes/?limit=40&orderby=id` })).json().data
+    .nodes as { uuid: string }[];
+  const out: string[][] = [];
+  for (const { uuid } of nodes) {
+    const list = await app.inject({ url: `/${source}/api/v4/nodes/${uuid}/repo/list/` });
+    expect(list.statusCode).toBe(200);
+    for (const entry of list.json().data.repo_list as { name: string; type: string }[]) {
+      if (entry.type !== 'FILE') continue;
+      const file = await app.inject({
+        url: `/${source}/api/v4/nodes/${uuid}/repo/contents?filename="${encodeURIComponent(entry.name)}"`,
+      });
+      expect(file.statusCode, file.body).toBe(200);
+      out.push([uuid, entry.name, file.rawPayload.toString('hex')]);
+    }
+  }
+  return out;
+}
