@@ -5,7 +5,8 @@
  * 200; a replaced file is served anew, and one replaced mid-read is never mixed with the old one. Skipped only
  * where nginx is not installed and QUARRY_REQUIRE_NGINX is not set.
  */
-import { copyFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,16 +18,20 @@ import { sourceOpener } from '../src/sources/open.js';
 import { remoteSpec } from '../src/sources/remote.js';
 import { readSourcesFile } from '../src/sources/sources-file.js';
 import type { PortalSpec } from '../src/sources/spec.js';
+import { ByteCache, remoteBlocks } from '../src/storage/archive/byte-cache.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
 import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { replayMounted } from './support/replay-mounted.js';
+import { httpGet } from './support/http-get.js';
 import { serveFiles, type FileServer } from './support/nginx-files.js';
+import { cli, serveProcesses } from './support/serving.js';
 
 if (!nginxInstalled() && process.env.QUARRY_REQUIRE_NGINX === '1')
   throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
 
 const rich = loadArchiveCase('rich');
+const dist = join(import.meta.dirname, '../dist');
 
 interface Portal {
   app: FastifyInstance;
@@ -132,6 +137,8 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
       const local = await filesOf(served.app, 'local');
       const remote = await filesOf(served.app, 'small');
       expect(remote.length).toBeGreaterThan(0);
+      expect(remoteBlocks.bytes).toBeGreaterThan(0);
+      expect(remoteBlocks.bytes).toBeLessThanOrEqual(remoteBlocks.maxBytes);
       // The same generator seed gives other data; compare the remote answers with the archive they come from.
       const direct = await portal(
         [{ name: 'direct', kind: 'archive', origin: small, path: small, version: 'x' }],
@@ -280,6 +287,91 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
       }
     },
   );
+  it.skipIf(!rich)(
+    'answers 503 before any byte when a large file (streamed) is asked after the file was replaced',
+    async () => {
+      copyFileSync(rich!.archive, join(folder, 'big.aiida'));
+      const served = await portal(
+        [
+          remoteSpec(server.url('big.aiida')),
+          { name: 'direct', kind: 'archive', origin: rich!.archive, path: rich!.archive, version: 'd' },
+        ],
+        600_000,
+      );
+      try {
+        const large = await largeFile(served.app, 'direct', 300_000);
+        expect(large).toBeDefined();
+        // Read once before the change: its local header is kept, its data (streamed) is not.
+        const before = await served.app.inject({ url: `/big${large!}` });
+        const expected = await served.app.inject({ url: `/direct${large!}` });
+        expect(before.rawPayload.equals(expected.rawPayload)).toBe(true);
+        replace(folder, 'big.aiida', small, 30);
+        const answer = await served.app.inject({ url: `/big${large!}` });
+        expect(answer.statusCode, answer.body).toBe(503);
+        expect(answer.headers['retry-after']).toBe('1');
+        expect(answer.json().message).toMatch(
+          /^the source "big": .* was replaced on its server while it was read/,
+        );
+      } finally {
+        await served.close();
+      }
+    },
+  );
+  it.skipIf(!existsSync(dist))(
+    'extracts a cold remote archive once when three processes open it at once',
+    { timeout: 60_000 },
+    async () => {
+      const cacheDir = tempDir('quarry-remote-three-');
+      const program = `
+        const { openArchive } = await import(${JSON.stringify(join(dist, 'storage/index.js'))});
+        const { extractionCount } = await import(${JSON.stringify(join(dist, 'storage/archive/extract.js'))});
+        const b = await openArchive(process.argv[1], { cacheDir: process.argv[2] });
+        const rows = await b.db.values({ sql: 'SELECT count(*) FROM db_dbnode', params: [], pointLookup: true });
+        await b.close();
+        process.stdout.write(JSON.stringify({ extracted: extractionCount(), nodes: rows[0][0] }));
+      `;
+      const url = server.url('small.aiida');
+      const answers = await Promise.all([1, 2, 3].map(() => runNode(program, [url, cacheDir])));
+      expect(answers.map((a) => a.extracted).reduce((a, b) => a + b, 0)).toBe(1);
+      expect(answers.map((a) => a.nodes)).toEqual([120, 120, 120]);
+      const left = await readdir(join(cacheDir, 'archives'));
+      expect(left.filter((n) => n.endsWith('.sqlite3'))).toHaveLength(1);
+      expect(left.filter((n) => n.endsWith('.tmp') || n.endsWith('.lock'))).toEqual([]);
+    },
+  );
+
+  it.skipIf(!existsSync(cli))(
+    'quarry serve URL --processes 2 and quarry prepare URL (built CLI)',
+    { timeout: 90_000 },
+    async () => {
+      const cacheDir = tempDir('quarry-remote-cli-');
+      const url = server.url('small.aiida');
+      const prepared = spawnSync(process.execPath, [cli, 'prepare', url, '--cache-dir', cacheDir], {
+        encoding: 'utf8',
+      });
+      expect(prepared.status, prepared.stderr).toBe(0);
+      expect(prepared.stderr).toContain('1 of 1 archives ready');
+      const copies = async () =>
+        (await readdir(join(cacheDir, 'archives'))).filter((n) => n.endsWith('.sqlite3'));
+      expect(await copies()).toHaveLength(1);
+      const { server: quarry, port, stderr } = await serveProcesses(url, 2, ['--cache-dir', cacheDir]);
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => httpGet(port, '/small/api/v4/nodes/?limit=1')),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+        // The first source is also at the plain prefix.
+        expect((await httpGet(port, '/api/v4/nodes/?limit=1')).status).toBe(200);
+        // Prepared ahead: the serving processes extracted nothing more.
+        expect(await copies()).toHaveLength(1);
+        expect(stderr()).not.toMatch(/cannot be opened/);
+      } finally {
+        const exit = new Promise((resolve) => quarry.once('exit', resolve));
+        quarry.kill('SIGTERM');
+        await exit;
+      }
+    },
+  );
 });
 
 /** Every repository file of the first nodes of `source`, downloaded, as [uuid, filename, bytes hex]. */
@@ -301,3 +393,52 @@ async function filesOf(app: FastifyInstance, source: string): Promise<string[][]
   }
   return out;
 }
+
+/** The path of a repository file of `source` longer than `bytes`, found by downloading them in node order. */
+async function largeFile(app: FastifyInstance, source: string, bytes: number): Promise<string | undefined> {
+  const nodes = (await app.inject({ url: `/${source}/api/v4/nodes/?limit=400&orderby=id` })).json().data
+    .nodes as { uuid: string }[];
+  for (const { uuid } of nodes) {
+    const list = await app.inject({ url: `/${source}/api/v4/nodes/${uuid}/repo/list/` });
+    for (const entry of list.json().data.repo_list as { name: string; type: string }[]) {
+      if (entry.type !== 'FILE') continue;
+      const path = `/api/v4/nodes/${uuid}/repo/contents?filename="${encodeURIComponent(entry.name)}"`;
+      const file = await app.inject({ url: `/${source}${path}` });
+      if (file.rawPayload.length > bytes) return path;
+    }
+  }
+  return undefined;
+}
+
+/** A Node program run as a process of its own, its JSON output parsed. */
+function runNode(program: string, args: string[]): Promise<{ extracted: number; nodes: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
+  });
+}
+
+describe('the block cache of remote archives', () => {
+  it('keeps at most its bound in bytes, the least recently used dropped first', () => {
+    const cache = new ByteCache(100);
+    cache.set('a', Buffer.alloc(40));
+    cache.set('b', Buffer.alloc(40));
+    expect(cache.get('a')).toBeDefined();
+    cache.set('c', Buffer.alloc(40));
+    // b was the least recently used.
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')?.length).toBe(40);
+    expect(cache.bytes).toBe(80);
+    cache.set('huge', Buffer.alloc(101));
+    expect(cache.get('huge')).toBeUndefined();
+    cache.drop('a');
+    expect(cache.bytes).toBe(40);
+    expect(remoteBlocks.maxBytes).toBe(64 << 20);
+  });
+});

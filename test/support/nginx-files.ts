@@ -13,7 +13,7 @@ export interface FileServer {
   port: number;
   /** The URL of a file of the folder. */
   url(name: string): string;
-  /** Stops nginx (waits for it to exit); start() brings it back on the same port. */
+  /** Stops nginx (waits for it to exit); start() brings it back on the same port (nothing if it runs). */
   stop(): Promise<void>;
   start(): Promise<void>;
   errors(): string;
@@ -57,6 +57,7 @@ export async function serveFiles(root: string, dir: string, options: { ranges?: 
     await exited;
   };
   const start = async () => {
+    if (proc !== undefined && proc.exitCode === null) return;
     const child = spawn(
       NGINX,
       ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log'), '-g', 'daemon off;'],

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
 import type { ProgressCallback } from '../observe.js';
 import { SqlitePool } from '../sqlite-pool.js';
@@ -82,7 +82,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     if (watch === undefined) return backend;
     return {
       ...backend,
-      repository: zipRepository(zip, options.sourceName),
+      repository: zipRepository(zip, true, options.sourceName),
       revalidationDue: () => watch.due(),
       revalidate: () => watch.revalidate(),
     };
@@ -172,8 +172,32 @@ function versionProblem(file: string, version: unknown): string {
   return `${file} has an unknown export version ${shown}; Quarry reads main_0000 to main_0001 (convert older archives with 'verdi archive migrate')`;
 }
 
-/** `sourceName`: a remote archive's, whose reads can fail (503, 502) with a message that names the source. */
-function zipRepository(zip: ZipArchive, sourceName?: string): Repository {
+/**
+ * The stream once its first bytes are read: a remote archive's range request answered (or refused) before the
+ * answer's headers are sent, so a server down or a file replaced gives a clear error answer. (A stream that
+ * fails before its first byte is otherwise answered 500 by Fastify.)
+ */
+async function primed(stream: Readable): Promise<Readable> {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  return Readable.from(
+    (async function* () {
+      try {
+        if (first.done === true) return;
+        yield first.value as Buffer;
+        for (let next = await chunks.next(); next.done !== true; next = await chunks.next())
+          yield next.value as Buffer;
+      } finally {
+        // Also when the answer's reader stopped early: the request for the rest ends.
+        await chunks.return?.();
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/** `remote`: an archive at a URL, whose reads can fail (503, 502) with a message that names the source. */
+function zipRepository(zip: ZipArchive, remote = false, sourceName?: string): Repository {
   const named = (error: unknown): never => {
     const status = (error as { status?: unknown }).status;
     if (sourceName === undefined || (status !== 502 && status !== 503)) throw error;
@@ -187,7 +211,10 @@ function zipRepository(zip: ZipArchive, sourceName?: string): Repository {
       const name = `repo/${key}`;
       const entry = zip.get(name);
       if (!entry) return undefined;
-      return { size: entry.size, stream: (): Promise<Readable> => zip.openStream(name).catch(named) };
+      // Only a remote archive's reads can fail before their first byte for reasons other than damage.
+      const stream = (): Promise<Readable> =>
+        remote ? zip.openStream(name).then(primed).catch(named) : zip.openStream(name);
+      return { size: entry.size, stream };
     },
     // The zip belongs to the backend, which closes it after the database.
     async close() {},

@@ -88,15 +88,17 @@ export async function probeRemote(url: string): Promise<{ version: RemoteVersion
   return { version, tail };
 }
 
-/** The version the server has now (one HEAD request). */
-export async function currentVersion(url: string): Promise<RemoteVersion> {
+/** The version the server has now (one HEAD request); `size` undefined where the server did not say it. */
+export async function currentVersion(url: string): Promise<Omit<RemoteVersion, 'size'> & { size?: number }> {
   const res = await answer(url, 'HEAD', {});
   if (res.status !== 200) throw badStatus(url, res.status, res.statusText);
-  const size = Number(res.headers.get('content-length'));
+  // Without a length (some servers leave it out of HEAD answers) the validators alone decide.
+  const length = res.headers.get('content-length');
+  const size = length === null || !/^\d+$/.test(length) ? undefined : Number(length);
   const etag = res.headers.get('etag') ?? undefined;
   const lastModified = res.headers.get('last-modified') ?? undefined;
   return {
-    size,
+    ...(size === undefined ? {} : { size }),
     ...(etag === undefined ? {} : { etag }),
     ...(lastModified === undefined ? {} : { lastModified }),
   };

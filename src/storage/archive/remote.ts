@@ -9,7 +9,7 @@
  * the check fail with a 503: without it, the data could not be vouched for.
  */
 import { StorageOpenError } from '../types.js';
-import { HttpReader, currentVersion, probeRemote, versionText, type RemoteVersion } from './http-reader.js';
+import { HttpReader, currentVersion, probeRemote, versionText } from './http-reader.js';
 import { RemoteArchiveError, shownUrl } from './remote-errors.js';
 import { zipFromReader, zipProblem, type ZipArchive } from './zip.js';
 
@@ -75,9 +75,10 @@ export class RemoteWatch {
   }
 
   private async ask(): Promise<'current' | 'replaced'> {
-    const now: RemoteVersion = await currentVersion(this.reader.url);
+    const now = await currentVersion(this.reader.url);
     this.checkedAt = Date.now();
-    if (versionText(now) === versionText(this.reader.version)) return 'current';
+    const opened = this.reader.version;
+    if (versionText({ ...now, size: now.size ?? opened.size }) === versionText(opened)) return 'current';
     this.replaced = true;
     return 'replaced';
   }
