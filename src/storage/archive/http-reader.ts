@@ -32,6 +32,11 @@ const TAIL = 1 << 20;
 const STREAM_OVER = 4 * BLOCK;
 /** Longest wait for a server's answer (its headers; a body is read as long as it keeps coming). */
 const ANSWER_MS = 20_000;
+/**
+ * Longest wait for the answer to a check (HEAD): while a server hangs, every check waits this long, so it is short
+ * (requests during a check share it).
+ */
+const CHECK_MS = 5_000;
 
 type ReadCallback = (err: Error | null, bytesRead?: number) => void;
 
@@ -48,7 +53,7 @@ export function versionText(v: RemoteVersion): string {
 
 /** The first look at a remote archive: its version and its last bytes. */
 export async function probeRemote(url: string): Promise<{ version: RemoteVersion; tail: Buffer }> {
-  const res = await answer(url, 'GET', { Range: `bytes=-${TAIL}` });
+  const res = await answer(url, 'GET', { Range: `bytes=-${TAIL}` }, ANSWER_MS, true);
   if (res.status === 200) {
     await res.body?.cancel();
     throw noRanges(url);
@@ -90,7 +95,7 @@ export async function probeRemote(url: string): Promise<{ version: RemoteVersion
 
 /** The version the server has now (one HEAD request); `size` undefined where the server did not say it. */
 export async function currentVersion(url: string): Promise<Omit<RemoteVersion, 'size'> & { size?: number }> {
-  const res = await answer(url, 'HEAD', {});
+  const res = await answer(url, 'HEAD', {}, CHECK_MS);
   if (res.status !== 200) throw badStatus(url, res.status, res.statusText);
   // Without a length (some servers leave it out of HEAD answers) the validators alone decide.
   const length = res.headers.get('content-length');
@@ -110,15 +115,27 @@ function validator(v: RemoteVersion): string | undefined {
   return v.lastModified;
 }
 
-async function answer(url: string, method: string, headers: Record<string, string>): Promise<Response> {
+/**
+ * A request whose answer must begin within `waitMs`; with `whole`, it must also end by then (a part of at most a
+ * few MiB: a server that stalls mid-answer fails the read instead of holding it for ever).
+ */
+async function answer(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  waitMs = ANSWER_MS,
+  whole = false,
+): Promise<Response> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new DOMException('no answer', 'TimeoutError')), ANSWER_MS);
+  const timer = whole
+    ? undefined
+    : setTimeout(() => abort.abort(new DOMException('no answer', 'TimeoutError')), waitMs);
   try {
     // Identity: a compressed answer's bytes are not the file's.
     return await fetch(url, {
       method,
       headers: { ...headers, 'Accept-Encoding': 'identity' },
-      signal: abort.signal,
+      signal: whole ? AbortSignal.timeout(waitMs) : abort.signal,
       redirect: 'follow',
     });
   } catch (error) {
@@ -250,19 +267,22 @@ export class HttpReader extends yauzl.RandomAccessReader {
 
   /** Bytes [start, end) in one conditional range request. */
   private async range(start: number, end: number): Promise<Buffer> {
-    const res = await this.ask(start, end);
+    const res = await this.ask(start, end, true);
     const data = Buffer.from(await res.arrayBuffer().catch((e: unknown) => this.lost(e)));
     if (data.length !== end - start) throw this.changedNow('a short answer');
     return data;
   }
 
   /** A conditional range request whose answer is checked to be that part of the file opened. */
-  private async ask(start: number, end: number): Promise<Response> {
+  private async ask(start: number, end: number, whole = false): Promise<Response> {
     if (this.changed) throw new RemoteChangedError(this.url, 'seen before');
-    const res = await answer(this.url, 'GET', {
-      Range: `bytes=${start}-${end - 1}`,
-      'If-Range': this.ifRange,
-    });
+    const res = await answer(
+      this.url,
+      'GET',
+      { Range: `bytes=${start}-${end - 1}`, 'If-Range': this.ifRange },
+      ANSWER_MS,
+      whole,
+    );
     if (res.status === 206) {
       const range = contentRange(res.headers.get('content-range'));
       const etag = res.headers.get('etag');
