@@ -44,7 +44,7 @@ async function portal(specs: PortalSpec[], revalidateMs: number, cacheDir = temp
   const local = await smallArchive(60, 5);
   const catalog = new SourceCatalog<PortalSpec>(sourceOpener({ cacheDir, revalidateMs }));
   catalog.add([...specs, { name: 'local', kind: 'archive', origin: local, path: local, version: 'local' }]);
-  const app = await buildApp({ catalog });
+  const app = await buildApp({ catalog, metrics: true });
   return {
     app,
     catalog,
@@ -139,6 +139,9 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
       expect(remote.length).toBeGreaterThan(0);
       expect(remoteBlocks.bytes).toBeGreaterThan(0);
       expect(remoteBlocks.bytes).toBeLessThanOrEqual(remoteBlocks.maxBytes);
+      const metrics = (await served.app.inject({ url: '/metrics' })).body;
+      expect(Number(/^quarry_remote_archive_cache_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(Number(/^quarry_remote_archive_requests_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
       // The same generator seed gives other data; compare the remote answers with the archive they come from.
       const direct = await portal(
         [{ name: 'direct', kind: 'archive', origin: small, path: small, version: 'x' }],

@@ -40,6 +40,13 @@ const CHECK_MS = 5_000;
 
 type ReadCallback = (err: Error | null, bytesRead?: number) => void;
 
+const traffic = { requests: 0 };
+
+/** Requests this process made to the servers of remote archives (for the metrics). */
+export function remoteRequests(): number {
+  return traffic.requests;
+}
+
 /** What identifies the file on its server: a replaced file has another. */
 export interface RemoteVersion {
   size: number;
@@ -130,6 +137,7 @@ async function answer(
   const timer = whole
     ? undefined
     : setTimeout(() => abort.abort(new DOMException('no answer', 'TimeoutError')), waitMs);
+  traffic.requests += 1;
   try {
     // Identity: a compressed answer's bytes are not the file's.
     return await fetch(url, {
