@@ -141,7 +141,9 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
       expect(remoteBlocks.bytes).toBeLessThanOrEqual(remoteBlocks.maxBytes);
       const metrics = (await served.app.inject({ url: '/metrics' })).body;
       expect(Number(/^quarry_remote_archive_cache_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
-      expect(Number(/^quarry_remote_archive_requests_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
+      expect(
+        Number(/^quarry_remote_archive_requests_total (\d+)$/m.exec(metrics)?.[1]),
+      ).toBeGreaterThanOrEqual(2);
       // The same generator seed gives other data; compare the remote answers with the archive they come from.
       const direct = await portal(
         [{ name: 'direct', kind: 'archive', origin: small, path: small, version: 'x' }],
