@@ -20,6 +20,7 @@ import { readSourcesFile } from '../src/sources/sources-file.js';
 import type { PortalSpec } from '../src/sources/spec.js';
 import { ByteCache, remoteBlocks } from '../src/storage/archive/byte-cache.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
+import { remoteRequests } from '../src/storage/archive/http-reader.js';
 import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { replayMounted } from './support/replay-mounted.js';
@@ -129,6 +130,30 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
     expect(specs[0]!.path).toBe(url);
     // The index shows no token.
     expect(specs[0]!.origin).not.toContain('secret');
+  });
+
+  it('lists a URL source in /sources/ without asking its server, then opens it on its first request', async () => {
+    const asked = remoteRequests();
+    const served = await portal([remoteSpec(server.url('small.aiida'))], 60_000);
+    try {
+      const index = (await served.app.inject({ url: '/sources/' })).json();
+      expect(index.sources.find((s: { name: string }) => s.name === 'small')).toMatchObject({
+        kind: 'archive',
+        open: false,
+        api: '/small/api/v4',
+      });
+      expect(remoteRequests()).toBe(asked);
+      expect((await served.app.inject({ url: '/small/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+      expect(remoteRequests()).toBeGreaterThan(asked);
+      // The node count is read once the source is open, beside the first request.
+      const after = await until(
+        async () => (await served.app.inject({ url: '/sources/?name=small' })).json(),
+        (index) => index.sources[0]?.nodes !== null,
+      );
+      expect(after.sources[0]).toMatchObject({ name: 'small', open: true, nodes: 120 });
+    } finally {
+      await served.close();
+    }
   });
 
   it('downloads repository files by range, equal to the archive file', async () => {
