@@ -233,6 +233,29 @@ describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
     }
   });
 
+  it('answers 502 naming the source for a URL the server does not have, or a file that is no archive', async () => {
+    writeFileSync(join(folder, 'notes.aiida'), 'these are notes, not a zip\n'.repeat(100));
+    const served = await portal(
+      [remoteSpec(server.url('missing.aiida')), remoteSpec(server.url('notes.aiida'))],
+      60_000,
+    );
+    try {
+      const missing = await served.app.inject({ url: '/missing/api/v4/nodes/' });
+      expect(missing.statusCode).toBe(502);
+      expect(missing.json().message).toMatch(
+        /^the source "missing" cannot be opened: .*missing\.aiida: its server answered 404 Not Found instead of the archive; check the URL$/,
+      );
+      const notes = await served.app.inject({ url: '/notes/api/v4/nodes/' });
+      expect(notes.statusCode).toBe(502);
+      expect(notes.json().message).toMatch(
+        /^the source "notes" cannot be opened: .*notes\.aiida is not a zip file/,
+      );
+      expect((await served.app.inject({ url: '/local/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('serves a file replaced on the server anew, within the revalidation interval', async () => {
     copyFileSync(small, join(folder, 'swap.aiida'));
     const next = await smallArchive(90, 11);
