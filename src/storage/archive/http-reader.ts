@@ -252,11 +252,16 @@ export class HttpReader extends yauzl.RandomAccessReader {
       const whole = this.range(start * BLOCK, Math.min(this.size, (upTo + 1) * BLOCK));
       for (let b = start; b <= upTo; b++) {
         const block = whole.then((data) => {
-          const part = data.subarray((b - start) * BLOCK, (b - start + 1) * BLOCK);
+          const view = data.subarray((b - start) * BLOCK, (b - start + 1) * BLOCK);
+          // A copy where the answer held several blocks: a kept block holds only its own bytes.
+          const part = upTo > start ? Buffer.from(view) : view;
           this.cache.set(this.key + b, part);
           return part;
         });
-        block.catch(() => undefined).finally(() => this.inflight.delete(b));
+        const forget = () => {
+          if (this.inflight.get(b) === block) this.inflight.delete(b);
+        };
+        block.then(forget, forget);
         this.inflight.set(b, block);
         out[b - first] = block;
       }
