@@ -5,6 +5,7 @@
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
 import type { StorageBackend } from '../storage/types.js';
+import { named } from './refusals.js';
 
 export type SourceKind = StorageBackend['kind'];
 
@@ -398,15 +399,4 @@ function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
     nodes: null,
     aiidaVersion: backend?.aiidaVersion ?? null,
   };
-}
-
-/** A refusal that says when to come back (503), naming the source it is about; status and Retry-After kept. */
-function named(name: string, what: string, error: unknown): Error {
-  const problem = error instanceof Error ? error : new Error(String(error));
-  const status = (problem as { status?: unknown }).status;
-  const retryAfter = (problem as { retryAfter?: unknown }).retryAfter;
-  return Object.assign(new Error(`the source "${name}" ${what}: ${problem.message}`), {
-    status: status === 502 || status === 503 ? status : 503,
-    ...(typeof retryAfter === 'number' ? { retryAfter } : {}),
-  });
 }
