@@ -5,7 +5,7 @@
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
@@ -13,8 +13,9 @@ import { scanFolders } from '../src/sources/discover.js';
 import { sourceOpener } from '../src/sources/open.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { SharedQueryProcesses } from '../src/storage/shared-query-processes.js';
-import { loadArchiveCase, replayArchive } from './conformance/replay.js';
+import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
+import { replayMounted } from './support/replay-mounted.js';
 
 const rich = loadArchiveCase('rich');
 const temp = () => tempDir('quarry-portal-');
@@ -76,7 +77,7 @@ describe('sources by path', () => {
   it.skipIf(!rich)(
     'passes the conformance replay of rich through /rich/api/v4/',
     { timeout: 180_000 },
-    async () => replayMounted(app),
+    async () => replayMounted(app, 'rich', rich!),
   );
 
   it.skipIf(!rich)(
@@ -95,7 +96,7 @@ describe('sources by path', () => {
       const portal = await buildApp({ catalog });
       try {
         expect(catalog.openSources).toBe(0);
-        await replayMounted(portal);
+        await replayMounted(portal, 'rich', rich!);
         // Asked between two replays' worth of requests, the other source closed rich (bound of one open).
         expect((await portal.inject({ url: '/another/api/v4/nodes/?limit=1' })).statusCode).toBe(200);
         expect(catalog.list().find((s) => s.name === 'rich')?.open).toBe(false);
@@ -108,37 +109,3 @@ describe('sources by path', () => {
     },
   );
 });
-
-async function replayMounted(app: FastifyInstance) {
-  const seen = { urls: 0, links: 0, problems: [] as string[] };
-  // The recorded requests go to /rich/...; the answers' URLs must name /rich/ and are then judged as the
-  // single source's answers (the recorded ones name no mount).
-  const mounted = {
-    inject: async (options: InjectOptions) => {
-      const res = await app.inject({ ...options, url: `/rich${String(options.url)}` });
-      const link = res.headers.link;
-      if (typeof link === 'string') {
-        seen.links += 1;
-        if (!/^<http:\/\/localhost:80\/rich\/api\/v4\//.test(link)) seen.problems.push(`Link ${link}`);
-        res.headers.link = link.replaceAll('localhost:80/rich/', 'localhost:80/');
-      }
-      if (String(res.headers['content-type']).startsWith('application/json') && res.body !== '') {
-        const json = JSON.parse(res.body) as { url?: string; url_root?: string };
-        if (json.url !== undefined) {
-          seen.urls += 1;
-          if (!json.url.startsWith('http://localhost:80/rich/api/v4')) seen.problems.push(`url ${json.url}`);
-          if (json.url_root !== 'http://localhost:80/rich/') seen.problems.push(`url_root ${json.url_root}`);
-        }
-        const body = res.body.replaceAll('http://localhost:80/rich/', 'http://localhost:80/');
-        Object.assign(res, { body, rawPayload: Buffer.from(body), json: () => JSON.parse(body) });
-      }
-      return res;
-    },
-  } as unknown as FastifyInstance;
-  const verdicts = await replayArchive(mounted, rich!);
-  const failures = verdicts.filter((v) => v.inScope && !v.agree);
-  expect(failures.map((f) => `${f.id} [${f.endpoint}]: ${f.problem}`)).toEqual([]);
-  expect(seen.problems).toEqual([]);
-  expect(seen.urls).toBeGreaterThan(100);
-  expect(seen.links).toBeGreaterThan(5);
-}

@@ -51,7 +51,7 @@ program
   .description('serve AiiDA data: archives, live profiles (the generated demo archive when none is given)')
   .argument(
     '[sources...]',
-    '.aiida archive files, core.sqlite_dos folders, postgres:// URLs, or folders of archives and core.sqlite_dos folders (searched recursively); each is served at /<name>/api/v4/, the first also at the plain prefix',
+    '.aiida archive files or their https:// URLs (read by range), core.sqlite_dos folders, postgres:// URLs, or folders of archives and core.sqlite_dos folders (searched recursively); each is served at /<name>/api/v4/, the first also at the plain prefix',
   )
   .option(
     '--sources <file>',
@@ -151,7 +151,7 @@ program
 program
   .command('prepare')
   .description('extract the databases of the archives a portal serves ahead, so that it starts warm')
-  .argument('[folders...]', 'folders of .aiida archives (searched recursively)')
+  .argument('[folders...]', 'folders of .aiida archives (searched recursively), or https:// URLs of archives')
   .option('--sources <file>', 'the YAML sources file of quarry serve --sources')
   .option('--cache-dir <dir>', 'the cache folder quarry serve uses')
   .option('--jobs <n>', 'archives extracted at once (default: the cores)', integer('jobs'))

@@ -1,11 +1,13 @@
 /**
- * `quarry prepare FOLDER... | --sources FILE`: extract every archive's database into the cache folder ahead,
+ * `quarry prepare FOLDER... | --sources FILE`: extract every archive's database into the cache folder ahead
+ * (an archive at a URL: its database fetched from its server),
  * several at a time, with a progress bar, so that a portal starts warm (its first requests open databases that
  * are there already). Safe beside a running server or another `prepare` on the same cache folder: each
  * archive is extracted once (src/storage/archive/extract-lock.ts).
  */
 import { availableParallelism } from 'node:os';
 import { scanFolders } from '../sources/discover.js';
+import { isRemoteArchive, remoteSpec } from '../sources/remote.js';
 import { readSourcesFile } from '../sources/sources-file.js';
 import type { PortalSpec } from '../sources/spec.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
@@ -20,7 +22,11 @@ export interface PrepareOptions {
 }
 
 export async function runPrepare(folders: string[], options: PrepareOptions) {
-  const specs: PortalSpec[] = scanFolders(folders);
+  const urls = folders.filter((f) => isRemoteArchive(f));
+  const specs: PortalSpec[] = [
+    ...scanFolders(folders.filter((f) => !urls.includes(f))),
+    ...urls.map((url) => remoteSpec(url)),
+  ];
   if (options.sources !== undefined) {
     let read;
     try {

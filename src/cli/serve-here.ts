@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
+import { isRemote } from '../storage/archive/remote.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
@@ -88,13 +89,15 @@ function isSourceFolder(path: string): boolean {
 
 async function serve(files: string[], options: ServeOptions, supervised: boolean) {
   const folders = files.filter(isSourceFolder);
+  // Archives at URLs are opened on their first request, as a portal's, and opened anew when replaced there.
+  const urls = files.filter((f) => isRemote(f));
   const backends = await openBackends(
-    files.filter((f) => !folders.includes(f)),
+    files.filter((f) => !folders.includes(f) && !urls.includes(f)),
     options,
   );
   const portal =
-    folders.length > 0 || options.sources !== undefined
-      ? await startPortal(folders, backends, options)
+    folders.length > 0 || urls.length > 0 || options.sources !== undefined
+      ? await startPortal(folders, urls, backends, options)
       : undefined;
   if (supervised) reportOpened();
   // Loaded after the storages are open, so that the supervisor's other processes start while this one loads it.
@@ -149,15 +152,27 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
 }
 
 /** Folders and a sources file: a catalog of sources opened on demand, beside those opened at start. */
-async function startPortal(folders: string[], backends: StorageBackend[], options: ServeOptions) {
-  const [{ SourceCatalog }, { sourceOpener }, { Portal }, { reservedNames }, { SourcesFileError }] =
-    await Promise.all([
-      import('../sources/catalog.js'),
-      import('../sources/open.js'),
-      import('../sources/portal.js'),
-      import('../sources/names.js'),
-      import('../sources/sources-file.js'),
-    ]);
+async function startPortal(
+  folders: string[],
+  urls: string[],
+  backends: StorageBackend[],
+  options: ServeOptions,
+) {
+  const [
+    { SourceCatalog },
+    { sourceOpener },
+    { Portal },
+    { reservedNames },
+    { SourcesFileError },
+    { remoteSpec },
+  ] = await Promise.all([
+    import('../sources/catalog.js'),
+    import('../sources/open.js'),
+    import('../sources/portal.js'),
+    import('../sources/names.js'),
+    import('../sources/sources-file.js'),
+    import('../sources/remote.js'),
+  ]);
   const say = (line: string) => process.stderr.write(`quarry: ${line}\n`);
   // Every SQLite source of the portal runs its queries on these few processes, whatever the number of sources.
   const { SharedQueryProcesses } = await import('../storage/shared-query-processes.js');
@@ -175,6 +190,7 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
     maxOpen: options.maxOpen,
     onEvent: (event) => {
       if (event.type === 'failed') say(`source ${event.name} cannot be opened: ${event.error.message}`);
+      else if (event.type === 'replaced') say(`source ${event.name} was replaced at its origin; served anew`);
       else if (options.log)
         say(
           event.type === 'opened'
@@ -186,6 +202,7 @@ async function startPortal(folders: string[], backends: StorageBackend[], option
   for (const backend of backends) catalog.pin(backend);
   const watcher = new Portal(catalog, {
     folders,
+    specs: urls.map((url) => remoteSpec(url)),
     sourcesFile: options.sources,
     reserved: reservedNames(options.prefix),
     taken: backends.map((b) => b.name),

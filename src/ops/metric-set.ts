@@ -6,7 +6,9 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { planCacheUse } from '../query/index.js';
+import { remoteBlocks } from '../storage/archive/byte-cache.js';
 import { extractionStats } from '../storage/archive/extract.js';
+import { remoteRequests } from '../storage/archive/http-reader.js';
 import { observeQueries } from '../storage/observe.js';
 import {
   QueryTimeoutError,
@@ -111,6 +113,23 @@ export function metricSet(
     collect() {
       this.reset();
       this.inc(extractionStats().seconds);
+    },
+  });
+  new Counter({
+    name: 'quarry_remote_archive_requests_total',
+    help: 'HTTP requests made to the servers of archives at URLs (range reads and checks)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(remoteRequests());
+    },
+  });
+  new Gauge({
+    name: 'quarry_remote_archive_cache_bytes',
+    help: 'Bytes of archives at URLs kept in memory (bounded per serving process)',
+    registers: [registry],
+    collect() {
+      this.set(remoteBlocks.bytes);
     },
   });
   new Gauge({

@@ -5,6 +5,7 @@
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
 import type { StorageBackend } from '../storage/types.js';
+import { named } from './refusals.js';
 
 export type SourceKind = StorageBackend['kind'];
 
@@ -106,6 +107,7 @@ export interface CatalogOptions {
 
 export type CatalogEvent =
   | { type: 'opened'; name: string; ms: number }
+  | { type: 'replaced'; name: string }
   | { type: 'closed'; name: string }
   | { type: 'failed'; name: string; error: Error };
 
@@ -158,16 +160,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
 
   private insert(spec: S, backend?: StorageBackend) {
     if (this.entries.has(spec.name)) throw new Error(`the catalog has a source named "${spec.name}" already`);
-    this.entries.set(spec.name, {
-      spec,
-      backend,
-      users: 0,
-      lastUsed: 0,
-      pinned: backend !== undefined,
-      retired: false,
-      nodes: null,
-      aiidaVersion: backend?.aiidaVersion ?? null,
-    });
+    this.entries.set(spec.name, newEntry(spec, backend));
     if (backend !== undefined) this.openCount += 1;
     this.removed.delete(spec.name);
     this.firstName ??= spec.name;
@@ -248,7 +241,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   /** A lease on an open source at once, or undefined when it must be opened first (or is not served). */
   tryAcquire(name: string): Lease | undefined {
     const entry = this.entries.get(name);
-    if (entry?.backend === undefined) return undefined;
+    if (entry?.backend === undefined || entry.backend.revalidationDue?.() === true) return undefined;
     return this.lease(entry, entry.backend);
   }
 
@@ -256,7 +249,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   async acquire(name: string): Promise<Lease | undefined> {
     const entry = this.entries.get(name);
     if (entry === undefined) return undefined;
-    if (entry.backend !== undefined) return this.lease(entry, entry.backend);
+    if (entry.backend !== undefined) return this.current(name, entry, entry.backend);
     if (entry.failed !== undefined && Date.now() < entry.failed.until) throw entry.failed.error;
     // Counted before the opening ends, so that the room made for it never closes what it opens.
     entry.users += 1;
@@ -268,6 +261,39 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       entry.users -= 1;
       throw error;
     }
+  }
+
+  /**
+   * A lease on an open source whose data is still what was opened (a remote archive asks its server now and
+   * then): one replaced at its origin is opened anew, in the same place of the catalog, while requests under
+   * way finish on the old one.
+   */
+  private async current(name: string, entry: Entry, backend: StorageBackend): Promise<Lease | undefined> {
+    const lease = this.lease(entry, backend);
+    if (backend.revalidationDue?.() !== true) return lease;
+    let state: 'current' | 'replaced';
+    try {
+      state = await backend.revalidate!();
+    } catch (error) {
+      lease.release();
+      throw named(name, 'cannot be served now', error);
+    }
+    if (state === 'current') return lease;
+    if (this.entries.get(name) === entry && !entry.pinned) {
+      entry.retired = true;
+      this.entries.set(name, newEntry(entry.spec));
+      this.options.onEvent?.({ type: 'replaced', name });
+    }
+    lease.release();
+    if (entry.pinned) {
+      throw Object.assign(
+        new Error(
+          `the source "${name}" was replaced at ${entry.spec.origin} and was opened on the command line; restart Quarry to serve the new one`,
+        ),
+        { status: 503, retryAfter: 60 },
+      );
+    }
+    return this.acquire(name);
   }
 
   private async openEntry(entry: Entry): Promise<StorageBackend> {
@@ -290,7 +316,8 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       // Gone before the catalog noticed (a file removed between two looks at its folder).
       // Or busy elsewhere (extracted by another process): the client is told when to come back.
       const status = (problem as { status?: unknown }).status;
-      if (status === 404 || status === 503) throw problem;
+      if (status === 404) throw problem;
+      if (status === 503) throw named(entry.spec.name, 'cannot be opened now', problem);
       const failure = outForNow(problem)
         ? new SourceOpenFailedError(
             `the source "${entry.spec.name}" cannot be opened now: ${problem.message}`,
@@ -399,4 +426,17 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     await Promise.all(all.map((e) => (e.opening ?? Promise.resolve()).catch(() => undefined)));
     await Promise.all(all.map((e) => this.closeEntry(e)));
   }
+}
+
+function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
+  return {
+    spec,
+    backend,
+    users: 0,
+    lastUsed: 0,
+    pinned: backend !== undefined,
+    retired: false,
+    nodes: null,
+    aiidaVersion: backend?.aiidaVersion ?? null,
+  };
 }

@@ -45,13 +45,40 @@ export function isUrlSafe(name: string): boolean {
  * would have to escape replaced by `-` (so `MC3D v2 (2024).aiida` is served at `/MC3D-v2-2024/`).
  */
 export function nameFrom(fileOrProfile: string): string {
-  const base = basename(fileOrProfile.replace(/[/\\]+$/, '')).replace(/\.aiida$/i, '');
+  const base = basename(remoteFileName(fileOrProfile) ?? fileOrProfile.replace(/[/\\]+$/, '')).replace(
+    /\.aiida$/i,
+    '',
+  );
   const safe = base
     .replace(/[^A-Za-z0-9._~-]+/g, '-')
     .replace(/^[^A-Za-z0-9]+/, '')
     .replace(/-+$/, '')
     .slice(0, 100);
   return safe === '' ? 'source' : safe;
+}
+
+/**
+ * The file name of an archive at an http(s) URL: the last segment of its path, or, where that is no `.aiida`
+ * file, a query parameter's value that is (`.../file?filename=mc3d.aiida&record_id=1`, as record stores name files).
+ */
+function remoteFileName(text: string): string | undefined {
+  if (!/^https?:\/\//i.test(text)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  const segment = url.pathname.replace(/\/+$/, '').split('/').pop() ?? '';
+  let last = segment;
+  try {
+    last = decodeURIComponent(segment);
+  } catch {
+    // A stray '%': the segment as it is, made URL-safe below.
+  }
+  if (/\.aiida$/i.test(last)) return last;
+  for (const value of url.searchParams.values()) if (/\.aiida$/i.test(value)) return basename(value);
+  return last === '' ? url.hostname : last;
 }
 
 /** Raised when names clash or shadow a route: a start-up error that names what to change. */

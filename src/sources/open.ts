@@ -4,6 +4,7 @@ import { openArchive } from '../storage/index.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { Opener } from './catalog.js';
+import { isRemoteArchive } from './remote.js';
 import type { PortalSpec } from './spec.js';
 
 export interface OpenSettings extends ProfileOptions {
@@ -12,6 +13,8 @@ export interface OpenSettings extends ProfileOptions {
   cacheDir: string;
   /** Most sessions of a PostgreSQL source's pool. */
   pgPool?: number;
+  /** How often, at most, an archive at a URL asks its server whether the file was replaced (default 10 s). */
+  revalidateMs?: number;
 }
 
 /** How long a first request waits while another process extracts the same archive. */
@@ -23,7 +26,12 @@ export function sourceOpener(settings: OpenSettings): Opener<PortalSpec> {
       ...settings,
       ...(spec.queryTimeout === undefined ? {} : { queryTimeoutMs: spec.queryTimeout * 1000 }),
     };
-    const probe = spec.kind === 'sqlite-profile' ? `${spec.path}/database.sqlite` : spec.path;
+    const probe =
+      spec.kind === 'sqlite-profile'
+        ? `${spec.path}/database.sqlite`
+        : isRemoteArchive(spec.path)
+          ? undefined
+          : spec.path;
     if (probe !== undefined && !existsSync(probe)) {
       throw Object.assign(
         new Error(
@@ -46,7 +54,11 @@ export function sourceOpener(settings: OpenSettings): Opener<PortalSpec> {
       backend = await openSqliteDos(spec.path!, { ...own, name: spec.name });
     } else {
       // A request does not wait long for another process's extraction: it is told to come back.
-      backend = await openArchive(spec.path!, { extractWaitMs: EXTRACT_WAIT_MS, ...own });
+      backend = await openArchive(spec.path!, {
+        extractWaitMs: EXTRACT_WAIT_MS,
+        ...own,
+        sourceName: spec.name,
+      });
     }
     // Served under the catalog's name, whatever the storage calls itself.
     return backend.name === spec.name ? backend : renamed(backend, spec.name);

@@ -11,6 +11,8 @@ import type { PortalSpec } from './spec.js';
 
 export interface PortalOptions {
   folders: readonly string[];
+  /** Sources named one by one on the command line, opened on demand (archives at URLs). */
+  specs?: readonly PortalSpec[];
   sourcesFile?: string;
   reserved: ReadonlySet<string>;
   /** Names already taken (sources opened at start, named on the command line). */
@@ -56,7 +58,7 @@ export class Portal {
     const fromFileFolders = this.file.folders.flatMap(({ folder, queryTimeout }) =>
       scanFolders([folder]).map((s) => (queryTimeout === undefined ? s : { ...s, queryTimeout })),
     );
-    return [...this.file.specs, ...folders, ...fromFileFolders];
+    return [...(this.options.specs ?? []), ...this.file.specs, ...folders, ...fromFileFolders];
   }
 
   /**

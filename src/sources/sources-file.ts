@@ -4,6 +4,7 @@
  *   sources:
  *     - name: mc3d               # optional for archives and folders: the file name
  *       archive: /data/mc3d.aiida
+ *     - archive: https://data.example.org/2dtopo.aiida   # read by range from its server
  *     - folder: /data/archives   # every archive and core.sqlite_dos folder below it
  *     - name: lab
  *       sqlite_dos: /data/lab-profile
@@ -21,6 +22,7 @@ import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { fileVersion } from './discover.js';
 import { nameFrom } from './names.js';
+import { isRemoteArchive, remoteSpec } from './remote.js';
 import type { PortalSpec } from './spec.js';
 
 export class SourcesFileError extends Error {
@@ -125,6 +127,7 @@ function specsOf(
     }
     case 'archive':
     case 'sqlite_dos': {
+      if (kind === 'archive' && isRemoteArchive(value)) return [remoteSpec(value, name, common.queryTimeout)];
       const path = resolve(base, value);
       const probe = kind === 'archive' ? path : `${path}/database.sqlite`;
       return [

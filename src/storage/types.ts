@@ -92,6 +92,13 @@ export interface StorageBackend {
    * `/metrics`). A storage without it is ready while it is open (an archive, a SQLite file).
    */
   health?(): Promise<SourceHealth>;
+  /**
+   * For data that lives elsewhere (an archive at a URL): whether it is still what was opened. 'replaced' means
+   * the storage should be opened anew; rejects (503) while that cannot be known. Cheap unless due.
+   */
+  revalidate?(): Promise<'current' | 'replaced'>;
+  /** Whether revalidate() would ask its origin now (its interval passed, or a change was seen). */
+  revalidationDue?(): boolean;
   close(): Promise<void>;
 }
 

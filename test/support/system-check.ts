@@ -12,7 +12,8 @@ import { CHROMIUM } from './chromium.js';
 export default function setup(): void {
   const missing: [string, string][] = [];
   if (postgresBin() === undefined) missing.push(['PostgreSQL', 'the tests of PostgreSQL profiles']);
-  if (!nginxInstalled()) missing.push(['nginx', 'the test of two instances behind nginx']);
+  if (!nginxInstalled())
+    missing.push(['nginx', 'the tests of two instances behind nginx and of archives at URLs']);
   if (!existsSync(CHROMIUM)) missing.push(['Chromium', "the explorer's browser tests"]);
   for (const [program, tests] of missing)
     console.log(`${program} is not installed: ${tests} are skipped (npm run setup:system installs it)`);

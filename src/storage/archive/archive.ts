@@ -4,9 +4,8 @@
  * read from the zip on demand, never unpacked.
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
 import type { ProgressCallback } from '../observe.js';
 import { SqlitePool } from '../sqlite-pool.js';
@@ -20,6 +19,7 @@ import {
 } from '../types.js';
 import { extractDatabase } from './extract.js';
 import { keptSummary } from './kept-summaries.js';
+import { isRemote, openRemoteZip, RemoteWatch } from './remote.js';
 import { oneLine, openZip, type ZipArchive } from './zip.js';
 
 /**
@@ -40,16 +40,26 @@ export interface OpenArchiveOptions extends QuerySettings {
    * open fails with a 503 that says when to come back (default: as long as it takes).
    */
   extractWaitMs?: number;
+  /** An archive at a URL: how often, at most, to ask its server whether the file was replaced (default 10 s). */
+  revalidateMs?: number;
+  /** The name it is served under, for messages (a portal's source name). */
+  sourceName?: string;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
-  const zip = await openZip(file);
+  let zip: ZipArchive;
+  let watch: RemoteWatch | undefined;
+  if (isRemote(file)) {
+    const remote = await openRemoteZip(file);
+    zip = remote.zip;
+    watch = new RemoteWatch(remote.reader, options.revalidateMs);
+  } else zip = await openZip(file);
   let db: Database | undefined;
   try {
     const metadata = await readMetadata(zip);
     if (!zip.get('db.sqlite3')) {
       throw new StorageOpenError(
-        `${file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
+        `${zip.file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
       );
     }
     const cacheDir = options.cacheDir ?? defaultCacheDir();
@@ -65,10 +75,17 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       });
     } catch (error) {
       throw new StorageOpenError(
-        `${file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
+        `${zip.file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
       );
     }
-    return { ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)), cacheDir };
+    const backend = { ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)), cacheDir };
+    if (watch === undefined) return backend;
+    return {
+      ...backend,
+      repository: zipRepository(zip, true, options.sourceName),
+      revalidationDue: () => watch.due(),
+      revalidate: () => watch.revalidate(),
+    };
   } catch (error) {
     await db?.close();
     zip.close();
@@ -85,7 +102,7 @@ function archiveBackend(
 ): StorageBackend {
   let closed = false;
   return {
-    name: basename(file).replace(/\.aiida$/, ''),
+    name: basename(isRemote(file) ? new URL(file).pathname : file).replace(/\.aiida$/, ''),
     kind: 'archive',
     aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
     identity,
@@ -108,7 +125,7 @@ function archiveBackend(
  * out, so a copy of the file on another machine has the same identity.
  */
 async function archiveIdentity(zip: ZipArchive): Promise<string> {
-  const { size } = await stat(zip.file);
+  const { size } = await zip.origin();
   return createHash('sha256').update(`${size}\0${zip.fingerprint}`).digest('base64url').slice(0, 32);
 }
 
@@ -125,6 +142,8 @@ async function readMetadata(zip: ZipArchive): Promise<Record<string, unknown>> {
     if (entry.size > MAX_METADATA_BYTES) throw new Error(`it is ${entry.size} bytes`);
     metadata = JSON.parse((await zip.read('metadata.json')).toString('utf8'));
   } catch (error) {
+    // A remote archive's server gone meanwhile: come back later, not "damaged".
+    if ((error as { status?: unknown }).status === 503) throw error;
     throw new StorageOpenError(
       `${file}: metadata.json cannot be read (${oneLine((error as Error).message)}); the archive is damaged: copy or export it again`,
     );
@@ -153,13 +172,49 @@ function versionProblem(file: string, version: unknown): string {
   return `${file} has an unknown export version ${shown}; Quarry reads main_0000 to main_0001 (convert older archives with 'verdi archive migrate')`;
 }
 
-function zipRepository(zip: ZipArchive): Repository {
+/**
+ * The stream once its first bytes are read: a remote archive's range request answered (or refused) before the
+ * answer's headers are sent, so a server down or a file replaced gives a clear error answer. (A stream that
+ * fails before its first byte is otherwise answered 500 by Fastify.)
+ */
+async function primed(stream: Readable): Promise<Readable> {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  return Readable.from(
+    (async function* () {
+      try {
+        if (first.done === true) return;
+        yield first.value as Buffer;
+        for (let next = await chunks.next(); next.done !== true; next = await chunks.next())
+          yield next.value as Buffer;
+      } finally {
+        // Also when the answer's reader stopped early: the request for the rest ends.
+        await chunks.return?.();
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/** `remote`: an archive at a URL, whose reads can fail (503, 502) with a message that names the source. */
+function zipRepository(zip: ZipArchive, remote = false, sourceName?: string): Repository {
+  const named = (error: unknown): never => {
+    const status = (error as { status?: unknown }).status;
+    if (sourceName === undefined || (status !== 502 && status !== 503)) throw error;
+    throw Object.assign(new Error(`the source "${sourceName}": ${(error as Error).message}`), {
+      status,
+      retryAfter: (error as { retryAfter?: unknown }).retryAfter,
+    });
+  };
   return {
     async get(key: string): Promise<RepositoryObject | undefined> {
       const name = `repo/${key}`;
       const entry = zip.get(name);
       if (!entry) return undefined;
-      return { size: entry.size, stream: (): Promise<Readable> => zip.openStream(name) };
+      // Only a remote archive's reads can fail before their first byte for reasons other than damage.
+      const stream = (): Promise<Readable> =>
+        remote ? zip.openStream(name).then(primed).catch(named) : zip.openStream(name);
+      return { size: entry.size, stream };
     },
     // The zip belongs to the backend, which closes it after the database.
     async close() {},

@@ -20,7 +20,7 @@ import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ProgressCallback } from '../observe.js';
 import { StorageOpenError } from '../types.js';
-import { dropSupersededCopies, noteSource, sourcePath } from './copy-sources.js';
+import { dropSupersededCopies, noteSource } from './copy-sources.js';
 import { ExtractionBusyError, lockExtraction } from './extract-lock.js';
 import { keepSummaries } from './kept-summaries.js';
 import { oneLine, type ZipArchive } from './zip.js';
@@ -65,20 +65,21 @@ export async function extractDatabase(
   waitMs = Number.POSITIVE_INFINITY,
 ): Promise<string> {
   const entry = zip.get(DB_ENTRY)!;
-  const info = await stat(zip.file);
+  // A file's size and mtime; a remote file's size, ETag and Last-Modified: a replaced file gets a new copy.
+  const origin = await zip.origin();
   const identity = createHash('sha256')
-    .update(`${info.size}\0${info.mtimeMs}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${KEPT}`)
+    .update(`${origin.size}\0${origin.stamp}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${KEPT}`)
     .digest('hex')
     .slice(0, 32);
   const dir = join(cacheDir, 'archives');
-  const label = basename(zip.file)
+  const label = basename(/^https?:\/\//i.test(zip.file) ? new URL(zip.file).pathname : zip.file)
     .replace(/\.aiida$/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
   if (!(await isComplete(target))) await extractOnce(zip, target, entry.size, onProgress, waitMs);
   // Also when the copy was there already: a copy still open when this one was made may be unused by now.
-  const source = await sourcePath(zip.file);
+  const source = origin.source;
   await noteSource(target, source);
   await dropSupersededCopies(dir, target, source, `${label}-`);
   return target;
@@ -181,6 +182,8 @@ async function extractTo(
     await rm(`${temp}-journal`, { force: true });
     // Another process may have won the race (a rename onto an open file fails on Windows); its copy is good.
     if (await isComplete(target)) return target;
+    // A remote archive's server went away or replaced the file: said as such (503, come back).
+    if ((error as { status?: unknown }).status === 503) throw error;
     throw new StorageOpenError(extractionProblem(zip.file, dir, error));
   }
   return target;

@@ -5,11 +5,13 @@
  * an archive with millions of repository files must not need gigabytes of memory just to be opened.
  */
 import { close, fstat, open, read } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { CorruptObjectError, StorageOpenError } from '../types.js';
+import { sourcePath } from './copy-sources.js';
 import { FileReader } from './file-reader.js';
 
 const openFd = promisify(open);
@@ -31,7 +33,32 @@ export interface ZipEntry {
   readonly size: number;
 }
 
+/** Where a zip's bytes come from, for naming its extracted copy. */
+export interface ZipOrigin {
+  /** The file's size and what changes when it is replaced (its mtime, or a server's ETag/Last-Modified). */
+  size: number;
+  stamp: string;
+  /** The file as the copies record it (an absolute path, or a URL). */
+  source: string;
+}
+
+/** What the index needs of a reader besides yauzl's: read-ahead while indexing, and the directory's hash. */
+export interface IndexingReader extends yauzl.RandomAccessReader {
+  indexing: boolean;
+  fingerprint(): string;
+  read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (err: Error | null, bytesRead?: number) => void,
+  ): void;
+  ref(): void;
+  unref(): void;
+}
+
 export interface ZipArchive {
+  /** A path, or the URL of a remote archive. */
   readonly file: string;
   readonly entryCount: number;
   /** A hash of the central directory and its end record: changes whenever the content does. */
@@ -40,6 +67,7 @@ export interface ZipArchive {
   /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
   openStream(name: string): Promise<Readable>;
   read(name: string): Promise<Buffer>;
+  origin(): Promise<ZipOrigin>;
   close(): void;
 }
 
@@ -65,6 +93,27 @@ export async function openZip(file: string): Promise<ZipArchive> {
     throw new StorageOpenError(zipProblem(file, error));
   }
   const reader = new FileReader(fd, size);
+  const origin = async (): Promise<ZipOrigin> => {
+    const info = await stat(file);
+    return { size: info.size, stamp: String(info.mtimeMs), source: await sourcePath(file) };
+  };
+  try {
+    return await zipFromReader(file, reader, size, origin);
+  } catch (error) {
+    throw new StorageOpenError(zipProblem(file, error, head));
+  }
+}
+
+/**
+ * A zip read through `reader` (a file's, or a remote archive's): its central directory indexed. Errors are
+ * yauzl's or the reader's; the reader is closed on failure.
+ */
+export async function zipFromReader(
+  file: string,
+  reader: IndexingReader,
+  size: number,
+  origin: () => Promise<ZipOrigin>,
+): Promise<ZipArchive> {
   let zip: yauzl.ZipFile;
   try {
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -76,18 +125,23 @@ export async function openZip(file: string): Promise<ZipArchive> {
       ),
     );
   } catch (error) {
-    await closeFd(fd);
-    throw new StorageOpenError(zipProblem(file, error, head));
+    await new Promise((resolve) => reader.close(resolve));
+    throw error;
   }
   try {
-    return await indexEntries(file, zip, reader);
+    return await indexEntries(file, zip, reader, origin);
   } catch (error) {
     zip.close();
-    throw new StorageOpenError(zipProblem(file, error, head));
+    throw error;
   }
 }
 
-async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader): Promise<ZipArchive> {
+async function indexEntries(
+  file: string,
+  zip: yauzl.ZipFile,
+  reader: IndexingReader,
+  origin: () => Promise<ZipOrigin>,
+): Promise<ZipArchive> {
   const count = zip.entryCount;
   const positions = new Map<string, number>();
   const localHeader = new Float64Array(count);
@@ -219,6 +273,7 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
       for await (const chunk of await archive.openStream(name)) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks);
     },
+    origin,
     close() {
       zip.close();
     },
@@ -227,7 +282,7 @@ async function indexEntries(file: string, zip: yauzl.ZipFile, reader: FileReader
 }
 
 /** One line for a zip that cannot be opened, saying what the file is and what to do. */
-function zipProblem(file: string, error: unknown, head?: Buffer): string {
+export function zipProblem(file: string, error: unknown, head?: Buffer): string {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') return `${file}: no such file`;
   if (code === 'EISDIR') return `${file} is a folder, not an .aiida archive file`;
