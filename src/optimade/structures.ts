@@ -8,7 +8,8 @@ import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
-import { nodeOf, structuresByPk, type SideTable } from './side-table.js';
+import type { SideTable } from './side-table.js';
+import { nodeOf, structuresByPk } from './side-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
@@ -37,7 +38,7 @@ export async function listStructures(
   ].join(', ');
   // The count runs beside the page (the table's pool has two query processes).
   const counting =
-    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter.params, budget);
+    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter, budget);
   counting.catch(() => undefined);
   const rows = await table.db.values(
     {
@@ -72,15 +73,22 @@ export async function listStructures(
 const COUNTS_KEPT = 2_000;
 const counts = new WeakMap<SideTable, KeptMap<Promise<number>>>();
 
-function matches(table: SideTable, where: string, params: unknown[], budget: QueryBudget): Promise<number> {
+function matches(
+  table: SideTable,
+  where: string,
+  filter: CompiledFilter,
+  budget: QueryBudget,
+): Promise<number> {
   let kept = counts.get(table);
   if (kept === undefined) counts.set(table, (kept = new KeptMap(COUNTS_KEPT)));
-  const key = JSON.stringify([where, params]);
+  const key = JSON.stringify([where, filter.params]);
   const found = kept.get(key);
   if (found !== undefined) return found;
-  const counted = table.db
-    .values({ sql: `SELECT count(*) FROM structures AS s${where}`, params }, budget)
-    .then((rows) => Number(rows[0]![0]));
+  const statement = filter.counted ?? {
+    sql: `SELECT count(*) FROM structures AS s${where}`,
+    params: filter.params,
+  };
+  const counted = table.db.values(statement, budget).then((rows) => Number(rows[0]![0]));
   // A count that failed (a time limit) is asked again by the next request, not remembered.
   counted.catch(() => kept.delete(key));
   return kept.set(key, counted);

@@ -6,7 +6,8 @@
 import type { StorageBackend } from '../storage/types.js';
 import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
-import { openSideTable, STRUCTURE_TYPE, type SideTable, type SideTableOptions } from './side-table.js';
+import { openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
+import { STRUCTURE_TYPE } from './side-rows.js';
 
 interface Slot {
   table?: SideTable;
