@@ -139,6 +139,28 @@ describe('OPTIMADE over HTTP on rich.aiida', () => {
     expect(preflight.headers['access-control-allow-methods']).toContain('GET');
   });
 
+  it('tags answers weakly (their time_stamp differs), answers 304 to a held tag, and tags no error', async () => {
+    const url = '/optimade/v1/structures?page_limit=3&sort=nsites';
+    const first = await served.app.inject({ url, headers: { 'accept-encoding': 'identity' } });
+    const tag = first.headers.etag as string;
+    expect(tag).toMatch(/^W\/"[\w-]+"$/);
+    expect(first.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    const again = await served.app.inject({ url, headers: { 'if-none-match': tag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers.etag).toBe(tag);
+    // Another page, another tag; a tag that is not held gets the whole answer.
+    const other = await served.get('/optimade/v1/structures?page_limit=4&sort=nsites');
+    expect(other.headers.etag).not.toBe(tag);
+    const stale = await served.app.inject({ url, headers: { 'if-none-match': 'W/"not-this-one"' } });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.json().meta.data_returned).toBe(first.json().meta.data_returned);
+    for (const path of ['/optimade/v1/info', '/optimade/v1/info/structures', '/optimade/v1/links'])
+      expect((await served.get(path)).headers.etag, path).toMatch(/^W\//);
+    expect((await served.get('/optimade/v1/structures?filter=nsites<')).headers.etag).toBeUndefined();
+    // The index lists the catalog, which changes with no data version: never tagged.
+    expect((await served.get('/optimade/index/v1/links')).headers.etag).toBeUndefined();
+  });
+
   it("gives one entry by id, and 404 in the specification's form for an unknown one", async () => {
     const one = all[3];
     const r = (await served.get(`/optimade/v1/structures/${one.id}`)).json();

@@ -133,6 +133,16 @@ describe('live profiles of the rich data', () => {
     const filter = (label: string) =>
       `/optimade/v1/structures?filter=${encodeURIComponent(`_quarry_label="${label}"`)}`;
     expect((await get(filter('renamed by AiiDA'))).json().data).toEqual([]);
+    // Answers carry a weak tag of the data version: asked again with it, a 304 with no body.
+    const one = `/optimade/v1/structures/${target.id}`;
+    const tagged = await app.inject(one);
+    const tag = tagged.headers.etag as string;
+    expect(tag).toMatch(/^W\/"[\w-]+"$/);
+    expect(tagged.headers['cache-control']).toBe('no-cache');
+    const held = await app.inject({ url: one, headers: { 'if-none-match': tag } });
+    expect(held.statusCode).toBe(304);
+    expect(held.body).toBe('');
+    expect(held.headers.etag).toBe(tag);
 
     const writer = new BetterSqlite3(join(folder, 'database.sqlite'));
     writer
@@ -144,6 +154,12 @@ describe('live profiles of the rich data', () => {
     const after = (await get(filter('renamed by AiiDA'))).json().data;
     expect(after.map((e: any) => e.id)).toEqual([target.id]);
     expect(after[0].attributes.last_modified).toBe('2030-01-01T00:00:00.000000Z');
+    // The data changed: the tag held is no longer the answer's, which comes whole with a new one.
+    const changed = await app.inject({ url: one, headers: { 'if-none-match': tag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().data.attributes._quarry_label).toBe('renamed by AiiDA');
+    expect(changed.headers.etag).toMatch(/^W\/"[\w-]+"$/);
+    expect(changed.headers.etag).not.toBe(tag);
 
     // A write to anything but a structure leaves the table as it is: no rebuild per workflow step.
     const dir = join(root, 'cache-sqlite', 'optimade');
@@ -153,12 +169,12 @@ describe('live profiles of the rich data', () => {
     );
     const built = statSync(table).mtimeMs;
     const other = new BetterSqlite3(join(folder, 'database.sqlite'));
-    const changed = other
+    const changedRows = other
       .prepare(
         "UPDATE db_dbnode SET label = 'busy', mtime = '2031-01-01 00:00:00' WHERE id = (SELECT min(id) FROM db_dbnode WHERE node_type <> 'data.core.structure.StructureData.')",
       )
       .run().changes;
-    expect(changed).toBe(1);
+    expect(changedRows).toBe(1);
     other.close();
     expect((await get(filter('renamed by AiiDA'))).json().data.map((e: any) => e.id)).toEqual([target.id]);
     expect(statSync(table).mtimeMs).toBe(built);
