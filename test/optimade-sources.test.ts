@@ -20,6 +20,7 @@ import { FIXTURES_DIR } from './conformance/corpus.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { httpGet } from './support/http-get.js';
 
 const DATA = join(FIXTURES_DIR, 'data');
 const RICH = join(DATA, 'rich.aiida');
@@ -264,6 +265,39 @@ describe('a side table being built', () => {
       expect(await tables.of(gated, Date.now() + 10_000)).toBe(table);
       await tables.close();
     } finally {
+      await backend.close();
+    }
+  });
+});
+
+describe('closing the server', () => {
+  it('answers the OPTIMADE requests still running 200 or 503 with Retry-After, never 500', async () => {
+    const root = tempDir('quarry-optimade-close-');
+    const backend = await openArchive(await smallArchive(600, 11), { cacheDir: root });
+    const app = await buildApp({ backends: [backend], ui: false, logger: false });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as { port: number }).port;
+      expect((await httpGet(port, '/optimade/v1/structures?page_limit=1')).status).toBe(200);
+      // Filters never asked before, each a count and a page of queries, all in flight at the close.
+      const running = Array.from({ length: 30 }, (_, k) =>
+        httpGet(
+          port,
+          `/optimade/v1/structures?page_limit=50&filter=${encodeURIComponent(`nsites>${k} OR nelements=${k % 5}`)}`,
+        ).catch((error: unknown) => error as Error),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await Promise.all([app.close(), backend.close()]);
+      const answers = await Promise.all(running);
+      const statuses = answers.map((a) => (a instanceof Error ? a.message : a.status));
+      for (const answer of answers) {
+        // A connection the closing server never took is the client's to retry; an answer is 200 or 503.
+        if (answer instanceof Error) continue;
+        expect([200, 503], JSON.stringify(statuses)).toContain(answer.status);
+        if (answer.status === 503) expect(answer.headers['retry-after']).toBeDefined();
+      }
+    } finally {
+      await app.close();
       await backend.close();
     }
   });

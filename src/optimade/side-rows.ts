@@ -50,10 +50,11 @@ const SCHEMA = [
 
 const INDEXES = [
   'CREATE UNIQUE INDEX structures_uuid ON structures (uuid)',
-  ...SCALAR_COLUMNS.map((c) => `CREATE INDEX structures_${c} ON structures (${c}, sid)`),
+  // Each index ends with the rowid (sid), so it also orders `ORDER BY c, sid` with no column for it.
+  ...SCALAR_COLUMNS.map((c) => `CREATE INDEX structures_${c} ON structures (${c})`),
   // HAS ALL/ANY/ONLY on elements, alone or with nelements, read from these indexes only (element-masks.ts).
-  'CREATE INDEX structures_nelements_masks ON structures (nelements, mask_lo, mask_hi, mask_unknown, sid)',
-  'CREATE INDEX structures_masks ON structures (mask_lo, mask_hi, mask_unknown, sid)',
+  'CREATE INDEX structures_nelements_masks ON structures (nelements, mask_lo, mask_hi, mask_unknown)',
+  'CREATE INDEX structures_masks ON structures (mask_lo, mask_hi, mask_unknown)',
 ];
 
 const COLUMNS =

@@ -22,17 +22,21 @@ const RETRY_AFTER_S = 5;
 export class SideTables {
   private readonly slots = new Map<StorageBackend, Slot>();
   private closed = false;
+  /** Stops the builds under way when the server closes. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: (backend: StorageBackend) => SideTableOptions) {}
 
   /** The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. */
   async of(backend: StorageBackend, deadline: number): Promise<SideTable> {
+    if (this.closed) throw closing();
     let slot = this.slots.get(backend);
     if (slot === undefined) this.slots.set(backend, (slot = {}));
     const version = backend.identity ?? (await liveVersion(backend, slot));
     if (slot.table?.version === version) return slot.table;
     if (slot.pending?.version !== version) {
-      const done = openSideTable(backend, version, this.options(backend)).then(
+      const options = { ...this.options(backend), signal: this.stopping.signal };
+      const done = openSideTable(backend, version, options).then(
         async (table) => {
           const old = slot.table;
           slot.table = table;
@@ -55,6 +59,7 @@ export class SideTables {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     await Promise.all([...this.slots.values()].map((s) => s.table?.close()));
   }
 }
@@ -84,6 +89,12 @@ async function structuresSignature(backend: StorageBackend): Promise<string> {
     params: [STRUCTURE_TYPE],
   });
   return JSON.stringify(rows[0]?.map((v) => (v === null ? null : String(v))));
+}
+
+/** The answer to a request that finds the server closing: it may ask the server that takes over. */
+export function closing(): OptimadeError {
+  const error = new OptimadeError(503, 'Service Unavailable', 'Quarry is shutting down; ask again shortly');
+  return Object.assign(error, { retryAfter: RETRY_AFTER_S });
 }
 
 /** The table once built, if that is before `deadline`; else 503 with Retry-After, and the build goes on. */
