@@ -50,6 +50,7 @@ describe('the side table build', () => {
     { timeout: 120_000 },
     async () => {
       const inWorkers = tempDir('quarry-side-workers-');
+      const oneRange = tempDir('quarry-side-one-range-');
       const program = `
       const { openArchive } = await import(${JSON.stringify(join(dist, '../../storage/index.js'))});
       const { openSideTable } = await import(${JSON.stringify(dist)});
@@ -57,12 +58,18 @@ describe('the side table build', () => {
       const table = await openSideTable(backend, backend.identity, { cacheDir: process.argv[2], workers: 2, rangePks: 7 });
       process.stdout.write(JSON.stringify({ count: table.count }));
       await table.close();
+      // The default ranges: the whole of a small archive is one, and the second worker has none.
+      (await openSideTable(backend, backend.identity, { cacheDir: process.argv[3], workers: 2 })).close();
       await backend.close();
     `;
       const built = await new Promise<{ count: number }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', program, archive, inWorkers], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          process.execPath,
+          ['--input-type=module', '-e', program, archive, inWorkers, oneRange],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let out = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => (out += d));
@@ -86,6 +93,7 @@ describe('the side table build', () => {
       const [a, b] = [dump(tableFile(inWorkers)), dump(tableFile(inThread))];
       expect(a.structures.length).toBe(built.count);
       expect(a).toEqual(b);
+      expect(dump(tableFile(oneRange))).toEqual(b);
       expect(a.indexes.length).toBeGreaterThan(10);
     },
   );

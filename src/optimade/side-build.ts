@@ -66,7 +66,9 @@ export async function buildInto(
     } else {
       built = await inThisThread(backend, temp, options.signal);
     }
-    const finish = { target: temp, created: parts.length === 0, parts, version, ...built };
+    // A worker given no range wrote no part.
+    const written = parts.filter((p) => existsSync(p));
+    const finish = { target: temp, created: parts.length === 0, parts: written, version, ...built };
     if (compiled) {
       const finisher = running[0] ?? new BuildWorker({});
       if (running.length === 0) running.push(finisher);
@@ -74,7 +76,7 @@ export async function buildInto(
     } else {
       const out = openOut(temp, finish.created ? 'none' : 'whole');
       try {
-        finishTable(out, parts, finish);
+        finishTable(out, written, finish);
       } finally {
         out.close();
       }
@@ -157,8 +159,9 @@ class BuildWorker {
   constructor(setup: WorkerSetup) {
     this.worker = new Worker(WORKER_FILE, {
       workerData: setup,
-      // A worker inherits the process's options, and --input-type (a program given with -e) refuses a file.
-      execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+      // None of the process's options: a worker refuses some (--max-semi-space-size of the serving processes,
+      // --input-type of a program given with -e), and needs none.
+      execArgv: [],
     });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (reply: WorkerReply) => {

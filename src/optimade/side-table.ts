@@ -95,7 +95,10 @@ export async function openSideTable(
     meta = { version, count };
     await removeStaleTemps(dir);
   }
-  const db = await SqlitePool.open(target, { timeoutMs: options.queryTimeoutMs, unchanging: true });
+  // A portal's sources run their queries on processes they share; their side tables do too, so that the
+  // processes do not grow with the sources. A source with processes of its own gives its table two more.
+  const shared = backend.db instanceof SqlitePool ? backend.db.sharedProcesses : undefined;
+  const db = await SqlitePool.open(target, { timeoutMs: options.queryTimeoutMs, unchanging: true, shared });
   return { db, version, count: meta.count, close: () => db.close() };
 }
 

@@ -18,10 +18,20 @@ interface Slot {
 }
 
 const RETRY_AFTER_S = 5;
+/**
+ * Side tables kept open at once: a portal serves many sources, and each open table holds its files (and, for
+ * a source with query processes of its own, two processes). The least recently asked is closed past this; it
+ * opens again in a moment from its file, which stays built.
+ */
+const MOST_OPEN = 8;
+/** Requests still reading a table let go of (replaced or least recently used) hold its pool this long. */
+const GRACE_MS = 60_000;
 
 export class SideTables {
   private readonly slots = new Map<StorageBackend, Slot>();
   private closed = false;
+  /** Tables let go of, closed once the requests that may still read them are done (or at close). */
+  private readonly leaving = new Set<SideTable>();
   /** Stops the builds under way when the server closes. */
   private readonly stopping = new AbortController();
 
@@ -31,7 +41,9 @@ export class SideTables {
   async of(backend: StorageBackend, deadline: number): Promise<SideTable> {
     if (this.closed) throw closing();
     let slot = this.slots.get(backend);
-    if (slot === undefined) this.slots.set(backend, (slot = {}));
+    // Kept in the order they were last asked for, the least recent first.
+    this.slots.delete(backend);
+    this.slots.set(backend, (slot ??= {}));
     const version = backend.identity ?? (await liveVersion(backend, slot));
     if (slot.table?.version === version) return slot.table;
     if (slot.pending?.version !== version) {
@@ -41,9 +53,9 @@ export class SideTables {
           const old = slot.table;
           slot.table = table;
           if (slot.pending?.done === done) slot.pending = undefined;
-          // Requests still reading the old table hold its pool for a moment more.
-          if (old) setTimeout(() => void old.close(), 60_000).unref();
+          if (old) this.later(old);
           if (this.closed) await table.close();
+          else this.bound();
           return table;
         },
         (error: unknown) => {
@@ -57,10 +69,33 @@ export class SideTables {
     return waitUntil(slot.pending.done, deadline);
   }
 
+  /** At most MOST_OPEN tables open: the least recently asked beyond are closed (and their slots forgotten). */
+  private bound(): void {
+    let open = [...this.slots.values()].filter((s) => s.table !== undefined).length;
+    for (const [backend, slot] of this.slots) {
+      if (open <= MOST_OPEN) return;
+      if (slot.table === undefined || slot.pending !== undefined) continue;
+      this.slots.delete(backend);
+      this.later(slot.table);
+      open -= 1;
+    }
+  }
+
+  private later(table: SideTable): void {
+    this.leaving.add(table);
+    setTimeout(() => {
+      this.leaving.delete(table);
+      void table.close();
+    }, GRACE_MS).unref();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.stopping.abort();
-    await Promise.all([...this.slots.values()].map((s) => s.table?.close()));
+    await Promise.all([
+      ...[...this.slots.values()].map((s) => s.table?.close()),
+      ...[...this.leaving].map((t) => t.close()),
+    ]);
   }
 }
 
