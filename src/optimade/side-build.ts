@@ -18,6 +18,8 @@ import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './side-build-worker.js';
 import { BATCH, finishTable, openOut, RowWriter, STRUCTURE_TYPE, structuresAfter } from './side-rows.js';
+import { withSites } from './cif-rows.js';
+import { CIF_TYPE } from './cif-sites.js';
 
 /** Structures computed and written in the serving thread between two turns of its event loop (about 50 ms). */
 const WRITE_SLICE = 1_000;
@@ -66,9 +68,13 @@ export async function buildInto(
     } else {
       built = await inThisThread(backend, temp, options.signal);
     }
+    // CifData nodes, whose files are read from the repository here: a part of their own.
+    const cifs = await cifPart(backend, `${temp}.cif`, options.signal);
+    built = { count: built.count + cifs.count, skipped: built.skipped + cifs.skipped };
+    parts.push(`${temp}.cif`);
     // A worker given no range wrote no part.
     const written = parts.filter((p) => existsSync(p));
-    const finish = { target: temp, created: parts.length === 0, parts: written, version, ...built };
+    const finish = { target: temp, created: running.length === 0, parts: written, version, ...built };
     if (compiled) {
       const finisher = running[0] ?? new BuildWorker({});
       if (running.length === 0) running.push(finisher);
@@ -144,6 +150,32 @@ async function inThisThread(backend: StorageBackend, temp: string, signal?: Abor
       }
     }
     return { count: writer.count, skipped: writer.skipped };
+  } finally {
+    out.close();
+  }
+}
+
+/** The CifData nodes' rows, in a part file, from their files (cif-rows.ts); their structures' count. */
+async function cifPart(backend: StorageBackend, part: string, signal?: AbortSignal): Promise<Built> {
+  const out = openOut(part, 'part');
+  try {
+    const writer = new RowWriter(out);
+    let unreadable = 0;
+    for (let after = -1; ;) {
+      const rows = await backend.db.values(structuresAfter(backend.db.dialect, after, undefined, CIF_TYPE));
+      if (rows.length === 0) break;
+      after = Number(rows[rows.length - 1]![0]);
+      const read: unknown[][] = [];
+      for (const row of rows) {
+        signal?.throwIfAborted();
+        const withFile = await withSites(backend, row);
+        if (withFile === undefined) unreadable += 1;
+        else read.push(withFile);
+      }
+      writer.add(read);
+      if (rows.length < BATCH) break;
+    }
+    return { count: writer.count, skipped: writer.skipped + unreadable };
   } finally {
     out.close();
   }

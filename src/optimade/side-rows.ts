@@ -9,6 +9,7 @@ import type { StorageBackend } from '../storage/types.js';
 import { entryOf, type StructureNode, type StructureProperties } from './structure-entry.js';
 import { timestampMicros } from './timestamps.js';
 import { elementMask } from './element-masks.js';
+import { CIF_TYPE } from './cif-sites.js';
 
 export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 /** Structures read per statement. */
@@ -59,8 +60,8 @@ const INDEXES = [
 
 const COLUMNS =
   'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
-  "(SELECT c.uuid FROM db_dblink AS l JOIN db_dbnode AS c ON c.id = l.input_id WHERE l.output_id = n.id AND l.type = 'create' ORDER BY c.id LIMIT 1) AS creator " +
-  'FROM db_dbnode AS n';
+  "(SELECT c.uuid FROM db_dblink AS l JOIN db_dbnode AS c ON c.id = l.input_id WHERE l.output_id = n.id AND l.type = 'create' ORDER BY c.id LIMIT 1) AS creator, " +
+  'n.node_type, n.repository_metadata FROM db_dbnode AS n';
 
 const placeholder = (dialect: 'sqlite' | 'postgres', i: number) => (dialect === 'postgres' ? `$${i}` : '?');
 
@@ -68,22 +69,27 @@ const placeholder = (dialect: 'sqlite' | 'postgres', i: number) => (dialect === 
  * The structures with pks after `after` (and up to `upTo`), BATCH at most, by pk: the query a build runs, in
  * both dialects.
  */
-export function structuresAfter(dialect: 'sqlite' | 'postgres', after: number, upTo?: number) {
+export function structuresAfter(
+  dialect: 'sqlite' | 'postgres',
+  after: number,
+  upTo?: number,
+  type = STRUCTURE_TYPE,
+) {
   const p = (i: number) => placeholder(dialect, i);
   const bounded = upTo !== undefined;
   return {
     sql: `${COLUMNS} WHERE n.node_type = ${p(1)} AND n.id > ${p(2)}${bounded ? ` AND n.id <= ${p(3)}` : ''} ORDER BY n.id LIMIT ${p(bounded ? 4 : 3)}`,
-    params: bounded ? [STRUCTURE_TYPE, after, upTo, BATCH] : [STRUCTURE_TYPE, after, BATCH],
+    params: bounded ? [type, after, upTo, BATCH] : [type, after, BATCH],
   };
 }
 
 /** The structures of the pks `pks`, as a page of answers reads them from the source (any order). */
 export function structuresByPk(backend: StorageBackend, pks: number[]) {
   const dialect = backend.db.dialect;
-  const list = pks.map((_, i) => placeholder(dialect, i + 2)).join(', ');
+  const list = pks.map((_, i) => placeholder(dialect, i + 3)).join(', ');
   return {
-    sql: `${COLUMNS} WHERE n.node_type = ${placeholder(dialect, 1)} AND n.id IN (${list})`,
-    params: [STRUCTURE_TYPE, ...pks],
+    sql: `${COLUMNS} WHERE n.node_type IN (${placeholder(dialect, 1)}, ${placeholder(dialect, 2)}) AND n.id IN (${list})`,
+    params: [STRUCTURE_TYPE, CIF_TYPE, ...pks],
   };
 }
 

@@ -10,6 +10,7 @@ import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
 import type { SideTable } from './side-table.js';
 import { nodeOf, structuresByPk } from './side-rows.js';
+import { withSites } from './cif-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
@@ -143,9 +144,11 @@ async function entriesOf(
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
     const rows = await backend.db.values(structuresByPk(backend, missing), budget);
-    for (const row of rows) {
-      const entry = entryOf(nodeOf(row));
-      if (entry !== undefined) kept.set(String(row[0]), entry);
+    for (const read of rows) {
+      // A CifData's sites come from its file.
+      const row = await withSites(backend, read);
+      const entry = row === undefined ? undefined : entryOf(nodeOf(row));
+      if (entry !== undefined) kept.set(String(read[0]), entry);
     }
   }
   // A structure deleted from a live source since the table was built is left out of this page.

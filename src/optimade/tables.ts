@@ -8,6 +8,7 @@ import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
 import { openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
 import { STRUCTURE_TYPE } from './side-rows.js';
+import { CIF_TYPE } from './cif-sites.js';
 
 interface Slot {
   table?: SideTable;
@@ -118,10 +119,10 @@ async function liveVersion(backend: StorageBackend, slot: Slot): Promise<string>
 }
 
 async function structuresSignature(backend: StorageBackend): Promise<string> {
-  const p = backend.db.dialect === 'postgres' ? '$1' : '?';
+  const p = backend.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
   const rows = await backend.db.values({
-    sql: `SELECT count(*), max(id), max(mtime) FROM db_dbnode WHERE node_type = ${p}`,
-    params: [STRUCTURE_TYPE],
+    sql: `SELECT count(*), max(id), max(mtime) FROM db_dbnode WHERE node_type IN (${p.join(', ')})`,
+    params: [STRUCTURE_TYPE, CIF_TYPE],
   });
   return JSON.stringify(rows[0]?.map((v) => (v === null ? null : String(v))));
 }
