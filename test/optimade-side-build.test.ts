@@ -4,7 +4,7 @@
  * the same counts per value; and its count of a filter from those counts is the count of its matches.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +13,29 @@ import { openSideTable } from '../src/optimade/side-table.js';
 import { compileFilter } from '../src/optimade/filter-sql.js';
 import { parseFilter } from '../src/optimade/filter-ast.js';
 import { smallArchive, tempDir } from './helpers.js';
+import { FIXTURES_DIR } from './conformance/corpus.js';
+import { sqliteDosFolder } from './support/profile-fixtures.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
+
+const DATA = join(FIXTURES_DIR, 'data');
+const RICH = join(DATA, 'rich.aiida');
 
 const dist = join(import.meta.dirname, '../dist/optimade/side-table.js');
+
+/** Runs `program` (an ES module) with the built code, with `args`; its standard output. */
+function runBuilt(program: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
+  });
+}
 let archive: string;
 
 beforeAll(async () => {
@@ -62,23 +83,7 @@ describe('the side table build', () => {
       (await openSideTable(backend, backend.identity, { cacheDir: process.argv[3], workers: 2 })).close();
       await backend.close();
     `;
-      const built = await new Promise<{ count: number }>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          ['--input-type=module', '-e', program, archive, inWorkers, oneRange],
-          {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (d: Buffer) => (out += d));
-        child.stderr.on('data', (d: Buffer) => (err += d));
-        child.on('error', reject);
-        child.on('exit', (code) =>
-          code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}: ${err}`)),
-        );
-      });
+      const built = JSON.parse(await runBuilt(program, [archive, inWorkers, oneRange])) as { count: number };
 
       const inThread = tempDir('quarry-side-thread-');
       const backend = await openArchive(archive, { cacheDir: inThread });
@@ -95,6 +100,41 @@ describe('the side table build', () => {
       expect(a).toEqual(b);
       expect(dump(tableFile(oneRange))).toEqual(b);
       expect(a.indexes.length).toBeGreaterThan(10);
+    },
+  );
+
+  it.skipIf(!existsSync(dist))(
+    'gives the same table in worker threads from a live core.sqlite_dos profile, never writing it',
+    { timeout: 120_000 },
+    async () => {
+      const root = tempDir('quarry-side-live-');
+      const folder = await sqliteDosFolder(RICH, join(DATA, 'rich-container-packed.tar.gz'), root);
+      const database = join(folder, 'database.sqlite');
+      const before = statSync(database).mtimeMs;
+      const inWorkers = join(root, 'workers');
+      const program = `
+      const { openSqliteDos } = await import(${JSON.stringify(join(dist, '../../storage/profiles.js'))});
+      const { openSideTable } = await import(${JSON.stringify(dist)});
+      const backend = await openSqliteDos(process.argv[1], { name: 'live', cacheDir: process.argv[2] });
+      const table = await openSideTable(backend, 'v1', { cacheDir: process.argv[2], workers: 2, rangePks: 50 });
+      process.stdout.write(JSON.stringify({ count: table.count }));
+      await table.close();
+      await backend.close();
+    `;
+      const built = JSON.parse(await runBuilt(program, [folder, inWorkers])) as { count: number };
+      const inThread = join(root, 'thread');
+      const backend = await openSqliteDos(folder, { name: 'live', cacheDir: inThread });
+      try {
+        const table = await openSideTable(backend, 'v1', { cacheDir: inThread });
+        expect(table.count).toBe(built.count);
+        await table.close();
+      } finally {
+        await backend.close();
+      }
+      // Every StructureData of rich and its ten CifData.
+      expect(built.count).toBe(83);
+      expect(dump(tableFile(inWorkers))).toEqual(dump(tableFile(inThread)));
+      expect(statSync(database).mtimeMs).toBe(before);
     },
   );
 
