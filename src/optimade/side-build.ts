@@ -61,7 +61,8 @@ export async function buildInto(
       const file = backend.db.file;
       const unchanging = backend.identity !== undefined;
       for (let i = 0; i < workers; i++) {
-        parts.push(`${temp}.part${i}`);
+        // Named `.tmp` like the table's temporary file, so that a crash's leftovers are tidied as its are.
+        parts.push(`${temp}.part${i}.tmp`);
         running.push(new BuildWorker({ source: file, unchanging, part: parts[i] }));
       }
       built = await inWorkers(backend, running, options.rangePks);
@@ -69,9 +70,9 @@ export async function buildInto(
       built = await inThisThread(backend, temp, options.signal);
     }
     // CifData nodes, whose files are read from the repository here: a part of their own.
-    const cifs = await cifPart(backend, `${temp}.cif`, options.signal);
+    const cifs = await cifPart(backend, `${temp}.cif.tmp`, options.signal);
     built = { count: built.count + cifs.count, skipped: built.skipped + cifs.skipped };
-    parts.push(`${temp}.cif`);
+    parts.push(`${temp}.cif.tmp`);
     // A worker given no range wrote no part.
     const written = parts.filter((p) => existsSync(p));
     const finish = { target: temp, created: running.length === 0, parts: written, version, ...built };
