@@ -197,18 +197,21 @@ describe('over HTTP, from an archive', () => {
 });
 
 describe('with the API at the root (an empty --prefix)', () => {
-  it("tags the API's answers, and never the server's own (the index of sources, OPTIMADE)", async () => {
+  it("tags the API's answers, never the server's own (the index of sources, OPTIMADE's index), a source's OPTIMADE weakly", async () => {
     const served = await appOn(await smallArchive(200), { prefix: '' });
     try {
       const get = (url: string) => served.app.inject({ method: 'GET', url });
       const nodes = await get('/nodes/?limit=2');
       expect(nodes.statusCode).toBe(200);
       expect(nodes.headers.etag).toMatch(/^"[\w-]+"$/);
-      for (const own of ['/sources/', '/optimade/v1/info']) {
+      for (const own of ['/sources/', '/optimade/index/v1/info']) {
         const answer = await get(own);
         expect(answer.statusCode, own).toBe(200);
         expect(answer.headers.etag, own).toBeUndefined();
       }
+      const optimade = await get('/optimade/v1/info');
+      expect(optimade.statusCode).toBe(200);
+      expect(optimade.headers.etag).toMatch(/^W\/"[\w-]+"$/);
     } finally {
       await served.close();
     }

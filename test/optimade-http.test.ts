@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optimadeFilterExamples, richFile } from './conformance/corpus.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
+import { documentProblems, type Kind } from './support/optimade-shapes.js';
 
 const RICH = richFile('rich.aiida');
 const EXAMPLES = optimadeFilterExamples() ?? '';
@@ -137,6 +138,61 @@ describe('OPTIMADE over HTTP on rich.aiida', () => {
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(preflight.headers['access-control-allow-methods']).toContain('GET');
+  });
+
+  it("gives every answer the shape the specification requires (its own tests' checks, no validator here)", async () => {
+    const first = all[0].id;
+    const cases: [string, Kind, number][] = [
+      ['/optimade/v1/info', 'info', 200],
+      ['/optimade/v1/info/structures', 'entry-info', 200],
+      ['/optimade/v1/links', 'links', 200],
+      ['/optimade/v1/structures', 'listing', 200],
+      ['/optimade/v1/structures?page_limit=2&sort=-nsites', 'listing', 200],
+      ['/optimade/v1/structures?response_fields=nsites,elements&page_limit=5', 'listing', 200],
+      [`/optimade/v1/structures?filter=${encodeURIComponent('_other_x = 1 OR nsites > 1')}`, 'listing', 200],
+      [`/optimade/v1/structures/${first}`, 'entry', 200],
+      ['/optimade/index/v1/info', 'info', 200],
+      ['/optimade/index/v1/links', 'links', 200],
+      ['/optimade/v1/structures?filter=nsites%3D', 'error', 400],
+      ['/optimade/v1/structures?page_limit=100000', 'error', 403],
+      ['/optimade/v1/structures?colour=red', 'error', 400],
+      [`/optimade/v1/structures?filter=${encodeURIComponent('a:b HAS "x":"y"')}`, 'error', 501],
+      ['/optimade/v1/structures/not-a-uuid', 'error', 404],
+      ['/optimade/v1/references', 'error', 404],
+    ];
+    for (const [url, kind, status] of cases) {
+      const r = await served.get(url);
+      expect(r.status, url).toBe(status);
+      expect(r.headers['content-type'], url).toContain(MEDIA);
+      expect(documentProblems(r.json(), kind), url).toEqual([]);
+    }
+    // The checks can fail: a document without its required parts is told apart.
+    expect(documentProblems({ data: [], meta: {} }, 'listing').length).toBeGreaterThan(3);
+    expect(documentProblems({ errors: [{ status: 400 }], data: null, meta: {} }, 'error')).toContain(
+      'an error document has no data',
+    );
+  });
+
+  it('tags answers weakly (their time_stamp differs), answers 304 to a held tag, and tags no error', async () => {
+    const url = '/optimade/v1/structures?page_limit=3&sort=nsites';
+    const first = await served.app.inject({ url, headers: { 'accept-encoding': 'identity' } });
+    const tag = first.headers.etag as string;
+    expect(tag).toMatch(/^W\/"[\w-]+"$/);
+    expect(first.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    const again = await served.app.inject({ url, headers: { 'if-none-match': tag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers.etag).toBe(tag);
+    // Another page, another tag; a tag that is not held gets the whole answer.
+    const other = await served.get('/optimade/v1/structures?page_limit=4&sort=nsites');
+    expect(other.headers.etag).not.toBe(tag);
+    const stale = await served.app.inject({ url, headers: { 'if-none-match': 'W/"not-this-one"' } });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.json().meta.data_returned).toBe(first.json().meta.data_returned);
+    for (const path of ['/optimade/v1/info', '/optimade/v1/info/structures', '/optimade/v1/links'])
+      expect((await served.get(path)).headers.etag, path).toMatch(/^W\//);
+    expect((await served.get('/optimade/v1/structures?filter=nsites<')).headers.etag).toBeUndefined();
+    // The index lists the catalog, which changes with no data version: never tagged.
+    expect((await served.get('/optimade/index/v1/links')).headers.etag).toBeUndefined();
   });
 
   it("gives one entry by id, and 404 in the specification's form for an unknown one", async () => {

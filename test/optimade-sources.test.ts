@@ -20,6 +20,7 @@ import { FIXTURES_DIR } from './conformance/corpus.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { httpGet } from './support/http-get.js';
 
 const DATA = join(FIXTURES_DIR, 'data');
 const RICH = join(DATA, 'rich.aiida');
@@ -39,8 +40,10 @@ describe('a generated archive', () => {
       const v4 = await served.get('/api/v4/nodes?node_type="data.core.structure.StructureData."&limit=1');
       const count = Number(v4.headers['x-total-count']);
       expect(count).toBeGreaterThan(5);
+      const cifs = await served.get('/api/v4/nodes?node_type="data.core.cif.CifData."&limit=1');
       const entries = await allEntries(served.get, 'page_limit=50');
-      expect(entries).toHaveLength(count);
+      // Every StructureData, and the CifData whose files read into sites (the generated ones do).
+      expect(entries).toHaveLength(count + Number(cifs.headers['x-total-count']));
       const some = entries[0].attributes;
       const match = (
         await served.get(
@@ -65,7 +68,7 @@ describe('a generated archive', () => {
       const app2 = await buildApp({ backends: [backend2], ui: false });
       try {
         const again = await app2.inject('/optimade/v1/structures?page_limit=1');
-        expect(again.json().meta.data_returned).toBe(count);
+        expect(again.json().meta.data_returned).toBe(entries.length);
         expect(statSync(table).mtimeMs).toBe(built);
       } finally {
         await app2.close();
@@ -133,6 +136,16 @@ describe('live profiles of the rich data', () => {
     const filter = (label: string) =>
       `/optimade/v1/structures?filter=${encodeURIComponent(`_quarry_label="${label}"`)}`;
     expect((await get(filter('renamed by AiiDA'))).json().data).toEqual([]);
+    // Answers carry a weak tag of the data version: asked again with it, a 304 with no body.
+    const one = `/optimade/v1/structures/${target.id}`;
+    const tagged = await app.inject(one);
+    const tag = tagged.headers.etag as string;
+    expect(tag).toMatch(/^W\/"[\w-]+"$/);
+    expect(tagged.headers['cache-control']).toBe('no-cache');
+    const held = await app.inject({ url: one, headers: { 'if-none-match': tag } });
+    expect(held.statusCode).toBe(304);
+    expect(held.body).toBe('');
+    expect(held.headers.etag).toBe(tag);
 
     const writer = new BetterSqlite3(join(folder, 'database.sqlite'));
     writer
@@ -144,6 +157,12 @@ describe('live profiles of the rich data', () => {
     const after = (await get(filter('renamed by AiiDA'))).json().data;
     expect(after.map((e: any) => e.id)).toEqual([target.id]);
     expect(after[0].attributes.last_modified).toBe('2030-01-01T00:00:00.000000Z');
+    // The data changed: the tag held is no longer the answer's, which comes whole with a new one.
+    const changed = await app.inject({ url: one, headers: { 'if-none-match': tag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().data.attributes._quarry_label).toBe('renamed by AiiDA');
+    expect(changed.headers.etag).toMatch(/^W\/"[\w-]+"$/);
+    expect(changed.headers.etag).not.toBe(tag);
 
     // A write to anything but a structure leaves the table as it is: no rebuild per workflow step.
     const dir = join(root, 'cache-sqlite', 'optimade');
@@ -153,12 +172,12 @@ describe('live profiles of the rich data', () => {
     );
     const built = statSync(table).mtimeMs;
     const other = new BetterSqlite3(join(folder, 'database.sqlite'));
-    const changed = other
+    const changedRows = other
       .prepare(
         "UPDATE db_dbnode SET label = 'busy', mtime = '2031-01-01 00:00:00' WHERE id = (SELECT min(id) FROM db_dbnode WHERE node_type <> 'data.core.structure.StructureData.')",
       )
       .run().changes;
-    expect(changed).toBe(1);
+    expect(changedRows).toBe(1);
     other.close();
     expect((await get(filter('renamed by AiiDA'))).json().data.map((e: any) => e.id)).toEqual([target.id]);
     expect(statSync(table).mtimeMs).toBe(built);
@@ -248,6 +267,39 @@ describe('a side table being built', () => {
       expect(await tables.of(gated, Date.now() + 10_000)).toBe(table);
       await tables.close();
     } finally {
+      await backend.close();
+    }
+  });
+});
+
+describe('closing the server', () => {
+  it('answers the OPTIMADE requests still running 200 or 503 with Retry-After, never 500', async () => {
+    const root = tempDir('quarry-optimade-close-');
+    const backend = await openArchive(await smallArchive(600, 11), { cacheDir: root });
+    const app = await buildApp({ backends: [backend], ui: false, logger: false });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as { port: number }).port;
+      expect((await httpGet(port, '/optimade/v1/structures?page_limit=1')).status).toBe(200);
+      // Filters never asked before, each a count and a page of queries, all in flight at the close.
+      const running = Array.from({ length: 30 }, (_, k) =>
+        httpGet(
+          port,
+          `/optimade/v1/structures?page_limit=50&filter=${encodeURIComponent(`nsites>${k} OR nelements=${k % 5}`)}`,
+        ).catch((error: unknown) => error as Error),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await Promise.all([app.close(), backend.close()]);
+      const answers = await Promise.all(running);
+      const statuses = answers.map((a) => (a instanceof Error ? a.message : a.status));
+      for (const answer of answers) {
+        // A connection the closing server never took is the client's to retry; an answer is 200 or 503.
+        if (answer instanceof Error) continue;
+        expect([200, 503], JSON.stringify(statuses)).toContain(answer.status);
+        if (answer.status === 503) expect(answer.headers['retry-after']).toBeDefined();
+      }
+    } finally {
+      await app.close();
       await backend.close();
     }
   });

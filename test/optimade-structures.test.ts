@@ -20,20 +20,65 @@ function counts(formula: string): Map<string, number> {
 
 describe('structures of rich.aiida against the v4 API', () => {
   let served: Awaited<ReturnType<typeof optimadeApp>>;
+  let all: any[];
+  /** The entries of StructureData nodes, and of CifData nodes. */
   let entries: any[];
+  let cifs: any[];
+  const uuidsOf = async (type: string) =>
+    (await served.get(`/api/v4/nodes?node_type="${type}"&limit=400`))
+      .json()
+      .data.nodes.map((n: { uuid: string }) => n.uuid)
+      .sort();
   beforeAll(async () => {
     served = await optimadeApp(RICH);
-    entries = await allEntries(served.get, 'page_limit=17');
+    all = await allEntries(served.get, 'page_limit=17');
+    const structures = new Set(await uuidsOf('data.core.structure.StructureData.'));
+    entries = all.filter((e) => structures.has(e.id));
+    cifs = all.filter((e) => !structures.has(e.id));
   });
   afterAll(async () => served?.close());
 
-  it('lists every StructureData node, once', async () => {
-    const v4 = (
-      await served.get('/api/v4/nodes?node_type="data.core.structure.StructureData."&limit=400')
-    ).json();
-    const uuids = v4.data.nodes.map((n: { uuid: string }) => n.uuid).sort();
+  it('lists every StructureData node and every CifData node whose file reads into sites, once', async () => {
+    const uuids = await uuidsOf('data.core.structure.StructureData.');
     expect(uuids.length).toBeGreaterThan(50);
     expect(entries.map((e) => e.id).sort()).toEqual(uuids);
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    // rich holds ten CifData nodes, nine in P1 and one of Fd-3m given as its asymmetric unit: all read.
+    expect(cifs.map((e) => e.id).sort()).toEqual(await uuidsOf('data.core.cif.CifData.'));
+    expect(cifs).toHaveLength(10);
+  });
+
+  it("agrees with the v4 API's CIF content for each CifData: its formula, cell and number of sites", async () => {
+    for (const entry of cifs) {
+      const a = entry.attributes;
+      const base = `/api/v4/nodes/${entry.id}`;
+      const attrs = (await served.get(`${base}/contents/attributes`)).json().data.attributes;
+      const cif = (await served.get(`${base}/download?download_format=cif`)).body;
+      const value = (tag: string) => {
+        const m = new RegExp(`^${tag}\\s+'?([^\\s']+)`, 'm').exec(cif);
+        return m === null ? undefined : Number(m[1]!.replace(/\(\d+\)$/, ''));
+      };
+      // The lengths of the cell vectors are the file's a, b and c.
+      const lengths = a.lattice_vectors.map((v: number[]) => Math.hypot(...v));
+      ['_cell_length_a', '_cell_length_b', '_cell_length_c'].forEach((tag, i) =>
+        expect(lengths[i], `${entry.id} ${tag}`).toBeCloseTo(value(tag)!, 6),
+      );
+      // The formula AiiDA read from the file (attributes.formulae, its _chemical_formula_sum) when it has one.
+      const sum = (attrs.formulae?.[0] as string | undefined)?.replace(/\s+/g, '');
+      if (sum !== undefined) {
+        const expected = counts(sum);
+        const reduced = counts(a.chemical_formula_reduced);
+        const divisor = [...expected.values()].reduce(gcd);
+        expect(new Map([...expected].map(([e, n]) => [e, n / divisor])), entry.id).toEqual(reduced);
+        // As many sites as the formula has atoms, times the formula units of the cell the file gives.
+        const units = value('_cell_formula_units_Z') ?? 1;
+        const atoms = [...expected.values()].reduce((x, y) => x + y, 0);
+        expect(a.nsites, entry.id).toBe(atoms * units);
+      }
+      expect(a.nsites).toBe(a.cartesian_site_positions.length);
+      expect(a.structure_features).toEqual([]);
+      expect(a._quarry_pk).toBe((await served.get(base)).json().data.nodes[0].id);
+    }
   });
 
   it('agrees with derived_properties, attributes, the node and its incoming create link, for each', async () => {

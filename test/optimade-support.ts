@@ -43,7 +43,7 @@ export async function allEntries(
   let url: string | null = `/optimade/v1/structures?${query}`;
   while (url !== null) {
     const r = await get(url);
-    if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+    if (r.status !== 200) throw new Error(`${url}: ${r.status} ${JSON.stringify(r.json()).slice(0, 500)}`);
     const body = r.json();
     out.push(...body.data);
     url =

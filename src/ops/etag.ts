@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { isApiRoute } from '../http/endpoints.js';
 import { baseUrl } from '../http/origin.js';
-import { parsedQuery, preparedBudget, selectBackend, isUntaggable } from '../http/request.js';
+import { parsedQuery, preparedBudget, requestSource, selectBackend, isUntaggable } from '../http/request.js';
 import { budgeted } from '../storage/budgeted.js';
 import { countConditional } from './metrics.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -111,7 +111,18 @@ function dataOf(ctx: AppContext, request: FastifyRequest, backend: StorageBacken
 interface Pending {
   tag: string;
   cacheControl: string;
+  /** Sent as a weak tag (`W/"…"`): OPTIMADE answers, whose meta.time_stamp is the time each was made. */
+  weak: boolean;
 }
+
+/**
+ * A source's OPTIMADE endpoints (under `/optimade/v1/`, also under a source's path): their answers are a
+ * function of the same inputs as the v4 API's, except `meta.time_stamp`, the time the answer was made. Their
+ * tag is weak, as RFC 9110 has it for representations equivalent but not identical: a client that revalidates
+ * keeps the answer it holds, time stamp and all. The index (`/optimade/index/`) lists the portal's catalog,
+ * which changes without a data version, and has no tag.
+ */
+const isOptimadeSourceRoute = (route: string | undefined) => route?.startsWith('/optimade/v1/') ?? false;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -135,10 +146,13 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     const method = request.method;
     if ((method !== 'GET' && method !== 'HEAD') || request.is404) return done();
     // The explorer's files, the docs page and the health and metrics answers have caching of their own.
-    if (!isApiRoute(ctx.prefix, request.routeOptions.url)) return done();
+    const optimade = isOptimadeSourceRoute(request.routeOptions.url);
+    if (!optimade && !isApiRoute(ctx.prefix, request.routeOptions.url)) return done();
     let backend: StorageBackend;
     try {
-      backend = selectBackend(ctx, request, parsedQuery(rawQuery(request)).profile);
+      backend = optimade
+        ? requestSource(ctx, request)
+        : selectBackend(ctx, request, parsedQuery(rawQuery(request)).profile);
     } catch {
       // A query string or profile the handler refuses: its 400 gets no tag.
       return done();
@@ -149,7 +163,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     const decide = (version: string) => {
       const raw = request.raw.url ?? request.url;
       const tag = entityTag({ settings, data: version, base: baseUrl(request, ctx.origin), url: raw });
-      const pending = { tag, cacheControl: live ? liveControl : archiveControl };
+      const pending = { tag, cacheControl: live ? liveControl : archiveControl, weak: optimade };
       const asked = request.headers['if-none-match'];
       const held = matchingTag(asked, tag);
       if (asked !== undefined) countConditional(held !== undefined);
@@ -158,7 +172,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
         return done();
       }
       // The CORS header was set when the request arrived; Vary says what else chose the representation.
-      reply.code(304).headers({ ETag: held, 'Cache-Control': pending.cacheControl });
+      reply.code(304).headers({ ETag: written(pending, held), 'Cache-Control': pending.cacheControl });
       if (options.vary) reply.header('Vary', 'Accept-Encoding');
       reply.send();
     };
@@ -175,13 +189,16 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
         reply.header('Cache-Control', 'no-cache');
       } else {
         const coding = reply.getHeader('content-encoding');
-        reply.header('ETag', codedTag(pending.tag, typeof coding === 'string' ? coding : undefined));
+        const tag = codedTag(pending.tag, typeof coding === 'string' ? coding : undefined);
+        reply.header('ETag', written(pending, tag));
         reply.header('Cache-Control', pending.cacheControl);
       }
     }
     done(null, payload);
   });
 }
+
+const written = (pending: Pending, tag: string) => (pending.weak ? `W/${tag}` : tag);
 
 function rawQuery(request: FastifyRequest): string {
   const raw = request.raw.url ?? request.url;

@@ -10,12 +10,18 @@ import { notImplemented, OptimadeError } from './errors.js';
 import { PREFIX, STRUCTURE_PROPERTIES, type PropertyInfo } from './properties.js';
 import { filterTimestamp } from './timestamps.js';
 import { elementMask } from './element-masks.js';
+import { COUNTED_COLUMNS } from './side-rows.js';
 
 export interface CompiledFilter {
   where: string;
   params: unknown[];
   /** Properties of other providers treated as unknown, for the answer's warnings. */
   foreign: string[];
+  /**
+   * For a filter of comparisons of one counted column with numbers (`nsites<10`, `nsites>=3 AND nsites<10`):
+   * the count of its matches from the side table's counts per value, a few rows instead of an index range.
+   */
+  counted?: { sql: string; params: unknown[] };
 }
 
 const FLIPPED: Record<ComparisonOp, ComparisonOp> = {
@@ -280,5 +286,34 @@ function typeMismatch(name: string, info: PropertyInfo, what: string): OptimadeE
 export function compileFilter(tree: FilterNode): CompiledFilter {
   const compiler = new Compiler();
   const where = compiler.node(tree);
-  return { where, params: compiler.params, foreign: [...compiler.foreign] };
+  return { where, params: compiler.params, foreign: [...compiler.foreign], counted: countedFilter(tree) };
+}
+
+/** The count of a filter from side_counts, where every term compares the same counted column with a number. */
+function countedFilter(tree: FilterNode): CompiledFilter['counted'] {
+  const terms = tree.type === 'and' ? tree.items : [tree];
+  let column: string | undefined;
+  const tests: string[] = [];
+  const params: unknown[] = [];
+  for (const term of terms) {
+    if (term.type !== 'compare') return undefined;
+    const [path, value, op] =
+      term.left.kind === 'property'
+        ? [term.left.path, term.right, term.op]
+        : term.right.kind === 'property'
+          ? [term.right.path, term.left, FLIPPED[term.op]]
+          : [undefined, term.right, term.op];
+    if (path === undefined || path.length !== 1 || value.kind !== 'number') return undefined;
+    const found = STRUCTURE_PROPERTIES[path[0]!]?.column;
+    if (found === undefined || !COUNTED_COLUMNS.includes(found) || (column ?? found) !== found)
+      return undefined;
+    column = found;
+    tests.push(`value ${sqlOp(op)} ?`);
+    params.push(value.value);
+  }
+  if (column === undefined) return undefined;
+  return {
+    sql: `SELECT coalesce(sum(n), 0) FROM side_counts WHERE property = ? AND ${tests.join(' AND ')}`,
+    params: [column, ...params],
+  };
 }

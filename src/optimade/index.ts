@@ -13,7 +13,7 @@ import { placeOf, sendDocument, sendError, type Place } from './envelope.js';
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
 import { readParams, responseFields, type Endpoint } from './params.js';
 import { listStructures, oneStructure, prepareListing } from './structures.js';
-import { SideTables } from './tables.js';
+import { closing, SideTables } from './tables.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
 export function sourceOf(ctx: AppContext, request: FastifyRequest): StorageBackend {
@@ -27,6 +27,11 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     cacheDir: backend.cacheDir,
     queryTimeoutMs: ctx.queryTimeoutMs,
   }));
+  // Set when closing starts, before the tables and the sources are closed under the requests still running.
+  let closed = false;
+  app.addHook('preClose', async () => {
+    closed = true;
+  });
   app.addHook('onClose', async () => tables.close());
 
   const route = (path: string, endpoint: Endpoint, handler: Handler) =>
@@ -36,6 +41,8 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         const params = readParams(requestUrl(request, ctx.origin).rawQuery, endpoint);
         return sendDocument(reply, (await handler(request, place, params)) as Record<string, unknown>);
       } catch (error) {
+        // A request still running when the server closes finds its tables closed under it: not a server fault.
+        if (closed && !(error instanceof OptimadeError)) return sendError(reply, place, closing());
         return sendError(reply, place, asOptimade(error));
       }
     });

@@ -80,7 +80,8 @@ export function childDatabases(ctx: AppContext) {
 }
 
 export function sourceLinks(place: Place) {
-  return { data: [rootLink(place)], meta: meta(place, { dataReturned: 1 }) };
+  // A listing like any other, on one page: no next page.
+  return { data: [rootLink(place)], meta: meta(place, { dataReturned: 1 }), links: { next: null } };
 }
 
 export function indexLinks(ctx: AppContext, place: Place) {
@@ -94,5 +95,5 @@ export function indexLinks(ctx: AppContext, place: Place) {
     ),
   );
   const data = [rootLink(place), ...children];
-  return { data, meta: meta(place, { dataReturned: data.length }) };
+  return { data, meta: meta(place, { dataReturned: data.length }), links: { next: null } };
 }

@@ -8,7 +8,9 @@ import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
-import { nodeOf, structuresByPk, type SideTable } from './side-table.js';
+import type { SideTable } from './side-table.js';
+import { nodeOf, structuresByPk } from './side-rows.js';
+import { withSites } from './cif-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
@@ -37,9 +39,10 @@ export async function listStructures(
   ].join(', ');
   // The count runs beside the page (the table's pool has two query processes).
   const counting =
-    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter.params, budget);
+    filter === undefined ? Promise.resolve(table.count) : matches(table, where, filter, budget);
   counting.catch(() => undefined);
-  const rows = await table.db.values(
+  const rows = await keptRows(
+    table,
     {
       sql: `SELECT s.sid FROM structures AS s${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
       params: [...(filter?.params ?? []), listing.limit, listing.offset],
@@ -66,24 +69,41 @@ export async function listStructures(
 }
 
 /**
- * How many structures a filter matches: counted once per table and filter, as a table never changes (a live
- * source's new data is a new table). Paging through 10^5 matches counts them at the first page only.
+ * The rows of a statement on a side table, kept once read: a table never changes (a live source's new data is
+ * a new table), so a page or a count asked again is the same. Paging through 10^5 matches counts them at the
+ * first page only, and a first page asked by many clients is read once.
  */
-const COUNTS_KEPT = 2_000;
-const counts = new WeakMap<SideTable, KeptMap<Promise<number>>>();
+const ROWS_KEPT = 4_000;
+const kept = new WeakMap<SideTable, KeptMap<Promise<unknown[][]>>>();
 
-function matches(table: SideTable, where: string, params: unknown[], budget: QueryBudget): Promise<number> {
-  let kept = counts.get(table);
-  if (kept === undefined) counts.set(table, (kept = new KeptMap(COUNTS_KEPT)));
-  const key = JSON.stringify([where, params]);
-  const found = kept.get(key);
+function keptRows(
+  table: SideTable,
+  statement: { sql: string; params: unknown[] },
+  budget: QueryBudget,
+): Promise<unknown[][]> {
+  let rows = kept.get(table);
+  if (rows === undefined) kept.set(table, (rows = new KeptMap(ROWS_KEPT)));
+  const key = JSON.stringify([statement.sql, statement.params]);
+  const found = rows.get(key);
   if (found !== undefined) return found;
-  const counted = table.db
-    .values({ sql: `SELECT count(*) FROM structures AS s${where}`, params }, budget)
-    .then((rows) => Number(rows[0]![0]));
-  // A count that failed (a time limit) is asked again by the next request, not remembered.
-  counted.catch(() => kept.delete(key));
-  return kept.set(key, counted);
+  const read = table.db.values(statement, budget);
+  // A statement that failed (a time limit) is run again by the next request, not remembered.
+  read.catch(() => rows.delete(key));
+  return rows.set(key, read);
+}
+
+/** How many structures a filter matches (from the counts per value where the filter allows, see filter-sql.ts). */
+async function matches(
+  table: SideTable,
+  where: string,
+  filter: CompiledFilter,
+  budget: QueryBudget,
+): Promise<number> {
+  const statement = filter.counted ?? {
+    sql: `SELECT count(*) FROM structures AS s${where}`,
+    params: filter.params,
+  };
+  return Number((await keptRows(table, statement, budget))[0]![0]);
 }
 
 export async function oneStructure(
@@ -135,9 +155,11 @@ async function entriesOf(
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
     const rows = await backend.db.values(structuresByPk(backend, missing), budget);
-    for (const row of rows) {
-      const entry = entryOf(nodeOf(row));
-      if (entry !== undefined) kept.set(String(row[0]), entry);
+    for (const read of rows) {
+      // A CifData's sites come from its file.
+      const row = await withSites(backend, read);
+      const entry = row === undefined ? undefined : entryOf(nodeOf(row));
+      if (entry !== undefined) kept.set(String(read[0]), entry);
     }
   }
   // A structure deleted from a live source since the table was built is left out of this page.

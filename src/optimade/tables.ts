@@ -6,7 +6,9 @@
 import type { StorageBackend } from '../storage/types.js';
 import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
-import { openSideTable, STRUCTURE_TYPE, type SideTable, type SideTableOptions } from './side-table.js';
+import { openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
+import { STRUCTURE_TYPE } from './side-rows.js';
+import { CIF_TYPE } from './cif-sites.js';
 
 interface Slot {
   table?: SideTable;
@@ -17,28 +19,44 @@ interface Slot {
 }
 
 const RETRY_AFTER_S = 5;
+/**
+ * Side tables kept open at once: a portal serves many sources, and each open table holds its files (and, for
+ * a source with query processes of its own, two processes). The least recently asked is closed past this; it
+ * opens again in a moment from its file, which stays built.
+ */
+const MOST_OPEN = 8;
+/** Requests still reading a table let go of (replaced or least recently used) hold its pool this long. */
+const GRACE_MS = 60_000;
 
 export class SideTables {
   private readonly slots = new Map<StorageBackend, Slot>();
   private closed = false;
+  /** Tables let go of, closed once the requests that may still read them are done (or at close). */
+  private readonly leaving = new Set<SideTable>();
+  /** Stops the builds under way when the server closes. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: (backend: StorageBackend) => SideTableOptions) {}
 
   /** The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. */
   async of(backend: StorageBackend, deadline: number): Promise<SideTable> {
+    if (this.closed) throw closing();
     let slot = this.slots.get(backend);
-    if (slot === undefined) this.slots.set(backend, (slot = {}));
+    // Kept in the order they were last asked for, the least recent first.
+    this.slots.delete(backend);
+    this.slots.set(backend, (slot ??= {}));
     const version = backend.identity ?? (await liveVersion(backend, slot));
     if (slot.table?.version === version) return slot.table;
     if (slot.pending?.version !== version) {
-      const done = openSideTable(backend, version, this.options(backend)).then(
+      const options = { ...this.options(backend), signal: this.stopping.signal };
+      const done = openSideTable(backend, version, options).then(
         async (table) => {
           const old = slot.table;
           slot.table = table;
           if (slot.pending?.done === done) slot.pending = undefined;
-          // Requests still reading the old table hold its pool for a moment more.
-          if (old) setTimeout(() => void old.close(), 60_000).unref();
+          if (old) this.later(old);
           if (this.closed) await table.close();
+          else this.bound();
           return table;
         },
         (error: unknown) => {
@@ -52,9 +70,33 @@ export class SideTables {
     return waitUntil(slot.pending.done, deadline);
   }
 
+  /** At most MOST_OPEN tables open: the least recently asked beyond are closed (and their slots forgotten). */
+  private bound(): void {
+    let open = [...this.slots.values()].filter((s) => s.table !== undefined).length;
+    for (const [backend, slot] of this.slots) {
+      if (open <= MOST_OPEN) return;
+      if (slot.table === undefined || slot.pending !== undefined) continue;
+      this.slots.delete(backend);
+      this.later(slot.table);
+      open -= 1;
+    }
+  }
+
+  private later(table: SideTable): void {
+    this.leaving.add(table);
+    setTimeout(() => {
+      this.leaving.delete(table);
+      void table.close();
+    }, GRACE_MS).unref();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.slots.values()].map((s) => s.table?.close()));
+    this.stopping.abort();
+    await Promise.all([
+      ...[...this.slots.values()].map((s) => s.table?.close()),
+      ...[...this.leaving].map((t) => t.close()),
+    ]);
   }
 }
 
@@ -77,12 +119,18 @@ async function liveVersion(backend: StorageBackend, slot: Slot): Promise<string>
 }
 
 async function structuresSignature(backend: StorageBackend): Promise<string> {
-  const p = backend.db.dialect === 'postgres' ? '$1' : '?';
+  const p = backend.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
   const rows = await backend.db.values({
-    sql: `SELECT count(*), max(id), max(mtime) FROM db_dbnode WHERE node_type = ${p}`,
-    params: [STRUCTURE_TYPE],
+    sql: `SELECT count(*), max(id), max(mtime) FROM db_dbnode WHERE node_type IN (${p.join(', ')})`,
+    params: [STRUCTURE_TYPE, CIF_TYPE],
   });
   return JSON.stringify(rows[0]?.map((v) => (v === null ? null : String(v))));
+}
+
+/** The answer to a request that finds the server closing: it may ask the server that takes over. */
+export function closing(): OptimadeError {
+  const error = new OptimadeError(503, 'Service Unavailable', 'Quarry is shutting down; ask again shortly');
+  return Object.assign(error, { retryAfter: RETRY_AFTER_S });
 }
 
 /** The table once built, if that is before `deadline`; else 503 with Retry-After, and the build goes on. */

@@ -368,6 +368,11 @@ export class SqlitePool implements Database {
     return this.keptRows.size;
   }
 
+  /** The processes shared with other sources this pool runs on, if it does (a portal's). */
+  get sharedProcesses(): SharedQueryProcesses | undefined {
+    return this.shared;
+  }
+
   /** The process ids of the query processes (for tests that watch them). */
   get processIds(): number[] {
     return this.slots.map((s) => s.process?.pid).filter((p): p is number => p !== undefined);
