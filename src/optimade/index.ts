@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
-import { requestSource } from '../http/request.js';
+import { requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
@@ -46,7 +46,8 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         return sendError(reply, place, asOptimade(error));
       }
     });
-  const budget = () => ({ deadline: Date.now() + ctx.queryTimeoutMs });
+  // The source's own time limit where a sources file gives it one, as for its v4 API.
+  const budget = (request: FastifyRequest) => ({ deadline: Date.now() + requestTimeLimitMs(ctx, request) });
 
   const versions = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.type('text/csv; header=present').send(VERSIONS_CSV);
@@ -58,14 +59,14 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   route('/optimade/v1/links', 'other', (_r, place) => sourceLinks(place));
   route('/optimade/v1/structures', 'listing', async (request, place, params) => {
     const prepared = prepareListing(params);
-    const b = budget();
+    const b = budget(request);
     const backend = sourceOf(ctx, request);
     const table = await tables.of(backend, b.deadline);
     return listStructures(ctx, place, backend, table, params, prepared, b);
   });
   route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
     const fields = responseFields(params.get('response_fields'));
-    const b = budget();
+    const b = budget(request);
     const backend = sourceOf(ctx, request);
     const table = await tables.of(backend, b.deadline);
     return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
