@@ -4,6 +4,8 @@
  * changing database of test/postgres-faults.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compressedKept } from '../src/ops/compression.js';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';
 import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
@@ -63,5 +65,39 @@ describe('kept answers of posted queries', () => {
     expect(answers.map((a) => a.statusCode)).toEqual(Array(16).fill(200));
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
     expect(postedAnswersKept().entries).toBe(before + 1);
+  });
+
+  it("compresses a kept answer once per coding and envelope, each client's answer decoding to its own", async () => {
+    const query = { ...EXPLORER_GRID_QUERY, limit: 400 };
+    const ask = (coding?: string, host = 'localhost') =>
+      served.app.inject({
+        method: 'POST',
+        url: '/api/v4/querybuilder/',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          ...(coding ? { 'accept-encoding': coding } : {}),
+        },
+        payload: JSON.stringify(query),
+      });
+    const plain = await ask();
+    expect(plain.statusCode).toBe(200);
+    const before = compressedKept().entries;
+    // Asked at once by many: compressed once, every answer the same bytes.
+    const br = await Promise.all(Array.from({ length: 8 }, () => ask('gzip, deflate, br')));
+    expect(br.map((a) => a.headers['content-encoding'])).toEqual(Array(8).fill('br'));
+    expect(new Set(br.map((a) => a.rawPayload.toString('base64'))).size).toBe(1);
+    expect(brotliDecompressSync(br[0]!.rawPayload).toString()).toBe(plain.body);
+    expect(br[0]!.headers['content-length']).toBe(String(br[0]!.rawPayload.length));
+    expect(compressedKept().entries).toBe(before + 1);
+    const gz = await ask('gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    expect(compressedKept().entries).toBe(before + 2);
+    // Another Host writes other URLs into the envelope: another form, never the first client's bytes.
+    const elsewhere = await ask('br', 'example.org');
+    const text = brotliDecompressSync(elsewhere.rawPayload).toString();
+    expect(text).toBe(plain.body.replaceAll('http://localhost/', 'http://example.org/'));
+    expect(compressedKept().entries).toBe(before + 3);
   });
 });

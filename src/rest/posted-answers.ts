@@ -15,6 +15,8 @@ export interface PostedAnswer {
   /** The answer's `data`, or (when it is kept) that written as JSON, in UTF-8. */
   data: QueryBuilderResult['data'] | Buffer;
   total: number;
+  /** When the answer is kept: its name among kept answers in this process (the same name, the same bytes). */
+  key?: string;
 }
 
 const KEPT_BYTES = 64 * 1024 * 1024;
@@ -26,6 +28,7 @@ const limitKeys = new WeakMap<QueryLimits, string>();
  */
 const liveIds = new WeakMap<StorageBackend, number>();
 let nextLiveId = 0;
+let nextAnswer = 0;
 const liveId = (backend: StorageBackend): number => {
   let id = liveIds.get(backend);
   if (id === undefined) liveIds.set(backend, (id = nextLiveId++));
@@ -60,7 +63,7 @@ export async function postedAnswer(
       key,
       async () => {
         const result = await postQueryBuilder(backend, body(), limits, maxRows);
-        return { total: result.total, data: Buffer.from(toJson(result.data)) };
+        return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
       },
       // Refusals throw, and are not kept.
       () => true,
