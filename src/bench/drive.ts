@@ -11,6 +11,8 @@ export interface DriveJob {
   method: 'GET' | 'POST';
   paths: string[];
   body?: string;
+  /** A body per path instead of one for all (requests never asked before: each a query of its own). */
+  bodies?: string[];
   /** Headers of each path, in order. */
   headers?: Record<string, string>[];
   /** Answers with another status count as errors (default: any 2xx). */
@@ -28,6 +30,10 @@ export interface DriveResult {
   errors: number;
   /** Bytes received per answer, headers included. */
   bytes: number;
+  /** Answers refused with 503 (among the errors). */
+  refused: number;
+  /** Requests the client gave up on (no answer within autocannon's time-out; among the errors). */
+  timeouts: number;
 }
 
 const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
@@ -39,7 +45,7 @@ const result = await autocannon({
   requests: job.paths.map((path, i) => ({
     method: job.method,
     path,
-    body: job.body,
+    body: job.bodies?.[i] ?? job.body,
     headers: { ...headers, ...job.headers?.[i] },
   })),
 });
@@ -59,5 +65,7 @@ const figures: DriveResult = {
   p99: result.latency.p99,
   errors: result.errors + result.timeouts + Math.max(0, unexpected),
   bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
+  refused: (result.statusCodeStats as Record<string, { count?: number }> | undefined)?.['503']?.count ?? 0,
+  timeouts: result.timeouts,
 };
 process.stdout.write(JSON.stringify(figures));
