@@ -8,11 +8,16 @@ import autocannon from 'autocannon';
 
 export interface DriveJob {
   url: string;
+  /** The request kind's name (src/bench/mix.ts), for the reports. */
+  name?: string;
   method: 'GET' | 'POST';
   paths: string[];
   body?: string;
-  /** A body per path instead of one for all (requests never asked before: each a query of its own). */
-  bodies?: string[];
+  /**
+   * Every request a query never asked before: `body`'s `limit` set to this number, then counting up with each
+   * request of any client (answers kept by the server are never asked for again).
+   */
+  freshLimitsFrom?: number;
   /** Headers of each path, in order. */
   headers?: Record<string, string>[];
   /** Answers with another status count as errors (default: any 2xx). */
@@ -30,6 +35,8 @@ export interface DriveResult {
   errors: number;
   /** Bytes received per answer, headers included. */
   bytes: number;
+  /** With `freshLimitsFrom`: the next limit not yet asked (where the next run of the same query starts). */
+  nextLimit: number;
   /** Answers refused with 503 (among the errors). */
   refused: number;
   /** Requests the client gave up on (no answer within autocannon's time-out; among the errors). */
@@ -38,6 +45,8 @@ export interface DriveResult {
 
 const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
 const headers = job.body === undefined ? undefined : { 'content-type': 'application/json' };
+let nextLimit = job.freshLimitsFrom ?? 0;
+const template = job.freshLimitsFrom === undefined ? undefined : (JSON.parse(job.body ?? '{}') as object);
 const result = await autocannon({
   url: job.url,
   connections: job.connections,
@@ -45,8 +54,16 @@ const result = await autocannon({
   requests: job.paths.map((path, i) => ({
     method: job.method,
     path,
-    body: job.bodies?.[i] ?? job.body,
+    body: job.body,
     headers: { ...headers, ...job.headers?.[i] },
+    ...(template === undefined
+      ? {}
+      : {
+          setupRequest: (request: object) => ({
+            ...request,
+            body: JSON.stringify({ ...template, limit: nextLimit++ }),
+          }),
+        }),
   })),
 });
 const expected = job.expectStatus;
@@ -59,6 +76,7 @@ const unexpected =
       result.errors;
 const figures: DriveResult = {
   total: result.requests.total,
+  nextLimit,
   rps: result.requests.average,
   mean: result.latency.average,
   p50: result.latency.p50,
