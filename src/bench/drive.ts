@@ -81,7 +81,8 @@ const figures: DriveResult = {
   mean: result.latency.average,
   p50: result.latency.p50,
   p99: result.latency.p99,
-  errors: result.errors + result.timeouts + Math.max(0, unexpected),
+  // autocannon's errors count its time-outs already.
+  errors: result.errors + Math.max(0, unexpected),
   bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
   refused: (result.statusCodeStats as Record<string, { count?: number }> | undefined)?.['503']?.count ?? 0,
   timeouts: result.timeouts,
