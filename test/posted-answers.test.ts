@@ -9,6 +9,13 @@ import { compressedKept } from '../src/ops/compression.js';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';
 import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { buildApp } from '../src/http/app.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
+import { richFile } from './conformance/corpus.js';
+import { sqliteDosFolder } from './support/profile-fixtures.js';
+import { tempDir } from './storage-fixtures.js';
 
 describe('kept answers of posted queries', () => {
   let served: Awaited<ReturnType<typeof appOn>>;
@@ -99,5 +106,45 @@ describe('kept answers of posted queries', () => {
     const text = brotliDecompressSync(elsewhere.rawPayload).toString();
     expect(text).toBe(plain.body.replaceAll('http://localhost/', 'http://example.org/'));
     expect(compressedKept().entries).toBe(before + 3);
+  });
+});
+
+describe('kept answers of posted queries on a live core.sqlite_dos profile', () => {
+  it('answers a repeat from what is kept, and the data as it is after AiiDA writes', async () => {
+    const folder = await sqliteDosFolder(
+      richFile('rich.aiida'),
+      richFile('rich-container-packed.tar.gz'),
+      tempDir(),
+    );
+    const backend = await openSqliteDos(folder);
+    const app = await buildApp({ backends: [backend] });
+    try {
+      const post = () =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v4/querybuilder/',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify(EXPLORER_GRID_QUERY),
+        });
+      const first = await post();
+      expect(first.statusCode).toBe(200);
+      const kept = postedAnswersKept().entries;
+      // Each request sees the storage through a view of its own: the repeat must still find the kept answer.
+      const again = await post();
+      expect(again.body).toBe(first.body);
+      expect(postedAnswersKept().entries).toBe(kept);
+
+      // AiiDA (here, this test) changes a label: the next answer is read again and shows it.
+      const newest = first.json().data.node[0] as { id: number };
+      const db = new BetterSqlite3(join(folder, 'database.sqlite'));
+      db.prepare('UPDATE db_dbnode SET label = ? WHERE id = ?').run('relabelled by AiiDA', newest.id);
+      db.close();
+      const after = await post();
+      expect(after.json().data.node[0]).toMatchObject({ id: newest.id, label: 'relabelled by AiiDA' });
+      expect(postedAnswersKept().entries).toBe(kept + 1);
+    } finally {
+      await app.close();
+      await backend.close();
+    }
   });
 });

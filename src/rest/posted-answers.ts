@@ -7,6 +7,7 @@
  */
 import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
+import { originOf } from '../storage/budgeted.js';
 import { KeptOnce } from '../util/bytes-kept.js';
 import { toJson } from '../util/exact-json.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
@@ -23,8 +24,9 @@ const KEPT_BYTES = 64 * 1024 * 1024;
 const kept = new KeptOnce<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
 const limitKeys = new WeakMap<QueryLimits, string>();
 /**
- * Live storages by the object that serves them: two databases can be at the same data version (two PostgreSQL
- * servers' snapshot numbers coincide), and a portal serves many at once.
+ * Live storages by the object that serves them, not by a request's view of it (new for every request): two
+ * databases can be at the same data version (two PostgreSQL servers' snapshot numbers coincide), and a portal
+ * serves many at once.
  */
 const liveIds = new WeakMap<StorageBackend, number>();
 let nextLiveId = 0;
@@ -51,7 +53,7 @@ export async function postedAnswer(
     backend.identity !== undefined
       ? `a:${backend.identity}`
       : backend.dataVersion
-        ? `v:${liveId(backend)}:${await backend.dataVersion()}`
+        ? `v:${liveId(originOf(backend))}:${await backend.dataVersion()}`
         : undefined;
   if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
   let bounds = limitKeys.get(limits);
