@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressedKept } from '../src/ops/compression.js';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';
+import { exportCache } from '../src/rest/download.js';
 import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ describe('kept answers of posted queries', () => {
   });
 });
 
-describe('kept answers of posted queries on a live core.sqlite_dos profile', () => {
+describe('kept answers of posted queries and downloads on a live core.sqlite_dos profile', () => {
   it('answers a repeat from what is kept, and the data as it is after AiiDA writes', async () => {
     const folder = await sqliteDosFolder(
       richFile('rich.aiida'),
@@ -142,6 +143,23 @@ describe('kept answers of posted queries on a live core.sqlite_dos profile', () 
       const after = await post();
       expect(after.json().data.node[0]).toMatchObject({ id: newest.id, label: 'relabelled by AiiDA' });
       expect(postedAnswersKept().entries).toBe(kept + 1);
+
+      // Downloads are kept under the data version too: a repeat is not made again, a write makes it again.
+      const bands = await app.inject(
+        '/api/v4/nodes/?node_type="data.core.array.bands.BandsData."&orderby=id&limit=1',
+      );
+      const uuid = (bands.json() as { data: { nodes: { uuid: string }[] } }).data.nodes[0]!.uuid;
+      const download = () => app.inject(`/api/v4/nodes/${uuid}/download/?download_format=agr`);
+      const exported = await download();
+      expect(exported.statusCode).toBe(200);
+      const exports = exportCache.size.entries;
+      expect((await download()).body).toBe(exported.body);
+      expect(exportCache.size.entries).toBe(exports);
+      const writer = new BetterSqlite3(join(folder, 'database.sqlite'));
+      writer.prepare('UPDATE db_dbnode SET label = ? WHERE id = ?').run('relabelled again', newest.id);
+      writer.close();
+      expect((await download()).body).toBe(exported.body);
+      expect(exportCache.size.entries).toBe(exports + 1);
     } finally {
       await app.close();
       await backend.close();
