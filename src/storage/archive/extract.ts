@@ -40,7 +40,7 @@ const EXTRA_INDEXES = ['CREATE INDEX quarry_ctime_desc_id ON db_dbnode (ctime DE
  * Other tables keep no statistics (their plans are as before). 0.1 s at 10^5 nodes; changing this changes the
  * cache file names.
  */
-const PLANNER_STATISTICS = 'ANALYZE ix_db_dbnode_db_dbnode_node_type';
+const PLANNER_STATISTICS = 'ANALYZE of the node_type index';
 /** What else the copy holds (src/storage/archive/kept-summaries.ts); a new value makes new copies. */
 const KEPT = 'summaries-1';
 /** Temporary files older than this were left by a process that died; younger ones may still be in use. */
@@ -220,7 +220,13 @@ function addIndexes(file: string) {
       }
     }
     try {
-      db.exec(PLANNER_STATISTICS);
+      // The index's name differs between AiiDA versions (ix_db_dbnode_node_type, ix_db_dbnode_db_dbnode_node_type).
+      const lists = db.prepare("SELECT name FROM pragma_index_list('db_dbnode')").pluck().all() as string[];
+      const columns = db.prepare('SELECT name FROM pragma_index_info(?)').pluck();
+      for (const name of lists) {
+        const of = columns.all(name) as string[];
+        if (of.length === 1 && of[0] === 'node_type') db.exec(`ANALYZE "${name.replaceAll('"', '""')}"`);
+      }
     } catch {
       // Also only an optimisation: without statistics the planner guesses, as it did before.
     }
