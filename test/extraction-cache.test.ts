@@ -3,8 +3,11 @@ import { copyFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFil
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
+import { prepareQuery } from '../src/query/index.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
 import { defaultCacheDir, openArchive } from '../src/storage/index.js';
+import { richFile } from './conformance/corpus.js';
 import { cachedFiles, syntheticArchive, tempDir } from './storage-fixtures.js';
 
 describe('the extraction cache', () => {
@@ -147,5 +150,28 @@ describe('the extraction cache', () => {
     expect(defaultCacheDir({ QUARRY_CACHE_DIR: '/q', XDG_CACHE_HOME: '/x' })).toBe('/q');
     expect(defaultCacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'quarry'));
     expect(defaultCacheDir({})).toBe(join(homedir(), '.cache', 'quarry'));
+  });
+
+  it('gives the planner the node types: the explorer grid reads in ctime order, a rare type by its index', async () => {
+    const backend = await openArchive(richFile('rich.aiida'), { cacheDir: tempDir() });
+    try {
+      const plan = async (like: string) => {
+        const dict = { ...EXPLORER_GRID_QUERY, filters: { node: { node_type: { like } } } };
+        const { select, convert } = prepareQuery(dict, 'sqlite');
+        const rows = await backend.db.all({
+          sql: `EXPLAIN QUERY PLAN ${select.sql}`,
+          params: select.params.map(convert),
+        });
+        return rows.map((r) => String(r.detail)).join('; ');
+      };
+      // Four fifths of the nodes: read newest first, no sort of them all (6-14 ms instead of 2 ms).
+      const grid = await plan('data.%');
+      expect(grid).toMatch(/ctime/);
+      expect(grid).not.toMatch(/TEMP B-TREE/);
+      // A handful of nodes: found through the type index, then sorted.
+      expect(await plan('data.core.upf.%')).toMatch(/node_type/);
+    } finally {
+      await backend.close();
+    }
   });
 });

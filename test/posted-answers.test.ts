@@ -4,9 +4,19 @@
  * changing database of test/postgres-faults.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compressedKept } from '../src/ops/compression.js';
 import { postedAnswersKept } from '../src/rest/posted-answers.js';
+import { exportCache } from '../src/rest/download.js';
 import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { buildApp } from '../src/http/app.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
+import { richFile } from './conformance/corpus.js';
+import { sqliteDosFolder } from './support/profile-fixtures.js';
+import { tempDir } from './storage-fixtures.js';
 
 describe('kept answers of posted queries', () => {
   let served: Awaited<ReturnType<typeof appOn>>;
@@ -63,5 +73,96 @@ describe('kept answers of posted queries', () => {
     expect(answers.map((a) => a.statusCode)).toEqual(Array(16).fill(200));
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
     expect(postedAnswersKept().entries).toBe(before + 1);
+  });
+
+  it("compresses a kept answer once per coding and envelope, each client's answer decoding to its own", async () => {
+    const query = { ...EXPLORER_GRID_QUERY, limit: 400 };
+    const ask = (coding?: string, host = 'localhost') =>
+      served.app.inject({
+        method: 'POST',
+        url: '/api/v4/querybuilder/',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          ...(coding ? { 'accept-encoding': coding } : {}),
+        },
+        payload: JSON.stringify(query),
+      });
+    const plain = await ask();
+    expect(plain.statusCode).toBe(200);
+    const before = compressedKept().entries;
+    // Asked at once by many: compressed once, every answer the same bytes.
+    const br = await Promise.all(Array.from({ length: 8 }, () => ask('gzip, deflate, br')));
+    expect(br.map((a) => a.headers['content-encoding'])).toEqual(Array(8).fill('br'));
+    expect(new Set(br.map((a) => a.rawPayload.toString('base64'))).size).toBe(1);
+    expect(brotliDecompressSync(br[0]!.rawPayload).toString()).toBe(plain.body);
+    expect(br[0]!.headers['content-length']).toBe(String(br[0]!.rawPayload.length));
+    expect(compressedKept().entries).toBe(before + 1);
+    const gz = await ask('gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    expect(compressedKept().entries).toBe(before + 2);
+    // Another Host writes other URLs into the envelope: another form, never the first client's bytes.
+    const elsewhere = await ask('br', 'example.org');
+    const text = brotliDecompressSync(elsewhere.rawPayload).toString();
+    expect(text).toBe(plain.body.replaceAll('http://localhost/', 'http://example.org/'));
+    expect(compressedKept().entries).toBe(before + 3);
+  });
+});
+
+describe('kept answers of posted queries and downloads on a live core.sqlite_dos profile', () => {
+  it('answers a repeat from what is kept, and the data as it is after AiiDA writes', async () => {
+    const folder = await sqliteDosFolder(
+      richFile('rich.aiida'),
+      richFile('rich-container-packed.tar.gz'),
+      tempDir(),
+    );
+    const backend = await openSqliteDos(folder);
+    const app = await buildApp({ backends: [backend] });
+    try {
+      const post = () =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v4/querybuilder/',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify(EXPLORER_GRID_QUERY),
+        });
+      const first = await post();
+      expect(first.statusCode).toBe(200);
+      const kept = postedAnswersKept().entries;
+      // Each request sees the storage through a view of its own: the repeat must still find the kept answer.
+      const again = await post();
+      expect(again.body).toBe(first.body);
+      expect(postedAnswersKept().entries).toBe(kept);
+
+      // AiiDA (here, this test) changes a label: the next answer is read again and shows it.
+      const newest = first.json().data.node[0] as { id: number };
+      const db = new BetterSqlite3(join(folder, 'database.sqlite'));
+      db.prepare('UPDATE db_dbnode SET label = ? WHERE id = ?').run('relabelled by AiiDA', newest.id);
+      db.close();
+      const after = await post();
+      expect(after.json().data.node[0]).toMatchObject({ id: newest.id, label: 'relabelled by AiiDA' });
+      expect(postedAnswersKept().entries).toBe(kept + 1);
+
+      // Downloads are kept under the data version too: a repeat is not made again, a write makes it again.
+      const bands = await app.inject(
+        '/api/v4/nodes/?node_type="data.core.array.bands.BandsData."&orderby=id&limit=1',
+      );
+      const uuid = (bands.json() as { data: { nodes: { uuid: string }[] } }).data.nodes[0]!.uuid;
+      const download = () => app.inject(`/api/v4/nodes/${uuid}/download/?download_format=agr`);
+      const exported = await download();
+      expect(exported.statusCode).toBe(200);
+      const exports = exportCache.size.entries;
+      expect((await download()).body).toBe(exported.body);
+      expect(exportCache.size.entries).toBe(exports);
+      const writer = new BetterSqlite3(join(folder, 'database.sqlite'));
+      writer.prepare('UPDATE db_dbnode SET label = ? WHERE id = ?').run('relabelled again', newest.id);
+      writer.close();
+      expect((await download()).body).toBe(exported.body);
+      expect(exportCache.size.entries).toBe(exports + 1);
+    } finally {
+      await app.close();
+      await backend.close();
+    }
   });
 });

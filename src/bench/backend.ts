@@ -1,10 +1,13 @@
 /**
- * The storage the benchmark serves: the generated archive itself, or (`--backend postgres`) its data loaded
- * into a throw-away PostgreSQL cluster, opened as a profile is (`openPostgres`, with its change detection and
- * pool), with the archive's files as the repository: the figures are what users of a real profile get.
+ * The storage the benchmark serves: the generated archive itself (or `--data`: an archive or a core.sqlite_dos
+ * folder), or (`--backend postgres`) its data loaded into a throw-away PostgreSQL cluster, opened as a profile
+ * is (`openPostgres`, with its change detection and pool), with the archive's files as the repository: the
+ * figures are what users of a real profile get.
  */
+import { statSync } from 'node:fs';
 import { openPostgres } from '../storage/postgres/backend.js';
 import { openArchive } from '../storage/index.js';
+import { openSqliteDos } from '../storage/profiles.js';
 import type { StorageBackend } from '../storage/types.js';
 
 export async function benchBackend(
@@ -12,6 +15,8 @@ export async function benchBackend(
   pgUrl?: string,
   options: { cacheDir?: string } = {},
 ): Promise<StorageBackend> {
+  // A folder is a core.sqlite_dos profile (`--data FOLDER`), served as `quarry serve FOLDER` does.
+  if (statSync(file).isDirectory()) return openSqliteDos(file, { name: 'bench', ...options });
   const archive = await openArchive(file, options);
   if (!pgUrl) return archive;
   // The archive owns its repository and closes it; the profile's close must not close it a second time.

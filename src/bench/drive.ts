@@ -8,9 +8,16 @@ import autocannon from 'autocannon';
 
 export interface DriveJob {
   url: string;
+  /** The request kind's name (src/bench/mix.ts), for the reports. */
+  name?: string;
   method: 'GET' | 'POST';
   paths: string[];
   body?: string;
+  /**
+   * Every request a query never asked before: `body`'s `limit` set to this number, then counting up with each
+   * request of any client (answers kept by the server are never asked for again).
+   */
+  freshLimitsFrom?: number;
   /** Headers of each path, in order. */
   headers?: Record<string, string>[];
   /** Answers with another status count as errors (default: any 2xx). */
@@ -28,10 +35,18 @@ export interface DriveResult {
   errors: number;
   /** Bytes received per answer, headers included. */
   bytes: number;
+  /** With `freshLimitsFrom`: the next limit not yet asked (where the next run of the same query starts). */
+  nextLimit: number;
+  /** Answers refused with 503 (among the errors). */
+  refused: number;
+  /** Requests the client gave up on (no answer within autocannon's time-out; among the errors). */
+  timeouts: number;
 }
 
 const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
 const headers = job.body === undefined ? undefined : { 'content-type': 'application/json' };
+let nextLimit = job.freshLimitsFrom ?? 0;
+const template = job.freshLimitsFrom === undefined ? undefined : (JSON.parse(job.body ?? '{}') as object);
 const result = await autocannon({
   url: job.url,
   connections: job.connections,
@@ -41,6 +56,14 @@ const result = await autocannon({
     path,
     body: job.body,
     headers: { ...headers, ...job.headers?.[i] },
+    ...(template === undefined
+      ? {}
+      : {
+          setupRequest: (request: object) => ({
+            ...request,
+            body: JSON.stringify({ ...template, limit: nextLimit++ }),
+          }),
+        }),
   })),
 });
 const expected = job.expectStatus;
@@ -53,11 +76,15 @@ const unexpected =
       result.errors;
 const figures: DriveResult = {
   total: result.requests.total,
+  nextLimit,
   rps: result.requests.average,
   mean: result.latency.average,
   p50: result.latency.p50,
   p99: result.latency.p99,
-  errors: result.errors + result.timeouts + Math.max(0, unexpected),
+  // autocannon's errors count its time-outs already.
+  errors: result.errors + Math.max(0, unexpected),
   bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
+  refused: (result.statusCodeStats as Record<string, { count?: number }> | undefined)?.['503']?.count ?? 0,
+  timeouts: result.timeouts,
 };
 process.stdout.write(JSON.stringify(figures));

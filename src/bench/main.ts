@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -31,9 +31,13 @@ import { requestMix, type RequestKind } from './mix.js';
 import { child } from './child.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
 import { searchBench, viewsBench } from './views.js';
-import { scaleMix } from './scale-mix.js';
+import { getMix, scaleMix } from './scale-mix.js';
+import { cheaper, markdownTable, printTable, ratio, type Measure } from './report.js';
 import { steadily } from './steady.js';
 import { optimadeBench } from './optimade.js';
+import { postedSteps, type PostedStep } from './posted-steps.js';
+import { besideOthers, crowdRatios, type Beside } from './crowd.js';
+import { EXPLORER_GRID_QUERY } from './mix.js';
 
 interface Options {
   nodes: number;
@@ -56,20 +60,7 @@ interface Options {
   views?: boolean;
   search?: number;
   runs: number;
-}
-
-interface Measure {
-  /** CPU time the server process spent per answer, in ms (all its threads); absent for --target. */
-  cpuMs?: number;
-  rps: number;
-  /** Share of the machine's CPU time the host took for others during the measurement, in %. */
-  stealPct: number;
-  mean: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** Bytes received per answer, headers included (what compression saves). */
-  bytes: number;
+  data?: string;
 }
 
 /** User + system CPU time so far, in ms, of a process and all its descendants; undefined when it is gone. */
@@ -84,26 +75,13 @@ function cpuTimeMs(pid: number | undefined): number | undefined {
 }
 
 /** Drive `kind` at `base` with `connections` clients for `duration` seconds; each client cycles the variants. */
-async function load(
-  base: string,
-  kind: Pick<RequestKind, 'method' | 'body' | 'paths' | 'headers' | 'expectStatus'>,
-  connections: number,
-  duration: number,
-  pid?: number,
-) {
-  const job: DriveJob = {
-    url: base,
-    method: kind.method,
-    paths: kind.paths,
-    body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
-    headers: kind.headers,
-    expectStatus: kind.expectStatus,
-    connections,
-    duration,
-  };
+/** Where each fresh kind's limits go on (src/bench/mix.ts, `fresh`): no run asks what an earlier one asked. */
+const freshLimits = new Map<string, number>();
+
+async function load(base: string, kind: LoadedKind, connections: number, duration: number, pid?: number) {
   const cpuBefore = cpuTimeMs(pid);
   const machineBefore = machineTicks();
-  const { total, ...figures } = await drive(job);
+  const { total, ...figures } = await drive(job(base, kind, connections, duration));
   const cpuAfter = cpuTimeMs(pid);
   const machineAfter = machineTicks();
   const elapsed = machineAfter.total - machineBefore.total;
@@ -117,8 +95,35 @@ async function load(
   } satisfies Measure;
 }
 
+/** The load generator's job: `kind` at `base` with `connections` clients for `duration` seconds. */
+function job(base: string, kind: LoadedKind, connections: number, duration: number): DriveJob {
+  return {
+    url: base,
+    name: kind.name,
+    method: kind.method,
+    paths: kind.paths,
+    body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
+    headers: kind.headers,
+    expectStatus: kind.expectStatus,
+    connections,
+    duration,
+    ...(kind.fresh ? { freshLimitsFrom: freshLimits.get(`${base} ${kind.name ?? ''}`) ?? 5000 } : {}),
+  };
+}
+
+type LoadedKind = Pick<RequestKind, 'method' | 'body' | 'paths' | 'headers' | 'expectStatus' | 'fresh'> & {
+  name?: string;
+};
+
 /** Run the load generator in its own process (drive.js) on `job`. */
-function drive(job: DriveJob): Promise<DriveResult> {
+async function drive(job: DriveJob): Promise<DriveResult> {
+  const result = await driveOnce(job);
+  // A fresh kind's next run starts where this one stopped: no run asks what an earlier one asked.
+  if (job.freshLimitsFrom !== undefined) freshLimits.set(`${job.url} ${job.name ?? ''}`, result.nextLimit);
+  return result;
+}
+
+function driveOnce(job: DriveJob): Promise<DriveResult> {
   const script = fileURLToPath(new URL('drive.js', import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [script, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout) => {
@@ -171,7 +176,9 @@ async function main(options: Options) {
   // Read by the server processes this starts (serve-bench.ts).
   if (options.metrics) process.env[BENCH_METRICS] = '1';
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const file = await dataset(options.nodes);
+  const file = options.data ?? (await dataset(options.nodes));
+  if (options.data && options.backend === 'postgres' && statSync(options.data).isDirectory())
+    throw new Error('--backend postgres loads an archive: give --data a .aiida file, not a folder');
   let loaded: LoadedCluster | undefined;
   if (options.backend === 'postgres' && !options.pgUrl) {
     const archive = await openArchive(file);
@@ -186,12 +193,22 @@ async function main(options: Options) {
   const pgUrl = loaded?.url ?? (options.backend === 'postgres' ? options.pgUrl : undefined);
   const backend = await benchBackend(file, pgUrl);
   const probe = await buildApp({ backends: [backend] });
-  const kinds = [...(await requestMix(probe)), ...(await scaleMix(probe))].filter(
-    (k) => options.only === undefined || k.name.includes(options.only),
-  );
+  const mixed = [...(await requestMix(probe)), ...(await scaleMix(probe))];
+  const everyKind = [...mixed, getMix(mixed)];
+  const kinds = everyKind.filter((k) => options.only === undefined || k.name.includes(options.only));
   if (kinds.length === 0) throw new Error(`--only ${options.only}: no request kind has that in its name`);
   await probe.close();
   const accesses = await recordAccesses(backend, kinds);
+  // Where a never-asked grid query's time goes, step by step with floors (in this process, before the load).
+  let gridSteps: PostedStep[] | undefined;
+  if (kinds.some((k) => k.name.includes('explorer grid'))) {
+    gridSteps = await postedSteps(backend, EXPLORER_GRID_QUERY);
+    process.stderr.write(`the explorer grid query, never asked, step by step (median ms):\n`);
+    for (const s of gridSteps)
+      process.stderr.write(
+        `  ${s.step.padEnd(56)} ${s.ms.toFixed(3).padStart(8)}${s.floorMs === undefined ? '' : `   floor ${s.floorMs.toFixed(3)} (${s.floor})`}\n`,
+      );
+  }
   // A kind's data floor does not depend on the clients: measured once. Statements of seconds (the first count
   // or summary of 10^7 nodes) are timed over 3 rounds instead of 15.
   const floors = new Map<string, Promise<number | undefined>>();
@@ -221,6 +238,7 @@ async function main(options: Options) {
   let first: Awaited<ReturnType<typeof firstAnswers>> | undefined;
   let warmUpMs: number | undefined;
   let rss: { maxMb: number; maxTotalMb: number } | undefined;
+  let beside: Beside | undefined;
   try {
     // The node-wide summaries on their first request after the server started, then once kept.
     if (server) {
@@ -273,6 +291,17 @@ async function main(options: Options) {
         });
       }
     }
+    // Single nodes while clients download plots: a cheap request must not wait behind heavy ones.
+    const single = kinds.find((k) => k.name === 'single node');
+    const png = everyKind.find((k) => k.name === 'bands download as mpl_png');
+    if (single && png) {
+      beside = await besideOthers((kind, n) => drive(job(base, kind, n, options.duration)), single, png, 8);
+      process.stderr.write(
+        `single node, 1 client: alone p50 ${beside.alone.p50} / p99 ${beside.alone.p99} ms; beside 8 clients ` +
+          `downloading PNGs p50 ${beside.beside.p50} / p99 ${beside.beside.p99} ms ` +
+          `(PNGs: ${beside.noisyFigures.rps} req/s, ${beside.noisyFigures.errors} errors)\n`,
+      );
+    }
     rss = sampler?.stop();
     if (rss) process.stderr.write(`Quarry's memory under the mix: ${rss.maxMb} MB per process at most\n`);
   } finally {
@@ -282,6 +311,11 @@ async function main(options: Options) {
     cluster?.destroy();
   }
   printTable(rows);
+  const crowd = crowdRatios(rows, levels);
+  for (const c of crowd)
+    process.stderr.write(
+      `${c.kind}: ${c.connections} clients ${c.rps} req/s, one client ${c.soloRps} req/s: ${c.ratio}x one after another\n`,
+    );
   if (homePage) {
     process.stderr.write(
       `explorer home page (Chromium, first visit): figures in ${homePage.medianFiguresMs} ms, ` +
@@ -305,6 +339,10 @@ async function main(options: Options) {
         firstAnswers: first,
         warmUpMs,
         rss,
+        data: file,
+        gridSteps,
+        crowd,
+        beside,
         rows,
       },
       null,
@@ -314,76 +352,6 @@ async function main(options: Options) {
   writeFileSync(options.out.replace(/\.json$/, '') + '.md', markdownTable(rows));
   process.stderr.write(`wrote ${options.out} and its table as Markdown\n`);
   if (rows.some((r) => (r.errors as number) > 0)) process.exitCode = 1;
-}
-
-/** The run of the empty route that cost less per answer (CPU where it was read, else time at full load). */
-function cheaper(a: Measure, b: Measure): Measure {
-  if (a.cpuMs !== undefined && b.cpuMs !== undefined) return a.cpuMs <= b.cpuMs ? a : b;
-  return a.rps >= b.rps ? a : b;
-}
-
-/**
- * Cost of one answer over what HTTP alone costs per answer plus the raw database time of its SQL. The cost is
- * the server's CPU time per answer where it can be read (the load generator shares this machine's cores, so
- * throughput alone says as much about it as about the server), else the time per answer at full load.
- */
-function ratio(measured: Measure, http: Measure, dataMs: number): number | null {
-  if (measured.cpuMs !== undefined && http.cpuMs !== undefined) {
-    return Number((measured.cpuMs / (http.cpuMs + dataMs)).toFixed(2));
-  }
-  if (measured.rps === 0 || http.rps === 0) return null;
-  return Number((1000 / measured.rps / (1000 / http.rps + dataMs)).toFixed(2));
-}
-
-/** The same table in Markdown, for docs/performance.md. */
-function markdownTable(rows: Record<string, unknown>[]): string {
-  const head =
-    '| request | conn | req/s | p50 ms | p99 ms | server CPU ms/req | db ms | cost / (http + db) | bytes/answer | steal % |';
-  const lines = rows.map((r) => {
-    const num = (v: unknown, digits: number) => (typeof v === 'number' ? v.toFixed(digits) : '');
-    return `| ${String(r.kind)} | ${String(r.connections)} | ${Math.round(r.rps as number)} | ${String(r.p50)} | ${String(r.p99)} | ${num(r.cpuMs, 3)} | ${num(r.dataFloorMs, 3)} | ${num(r.ratioToFloors, 2)} | ${String(r.bytes)} | ${stealCell(r)} |`;
-  });
-  return [head, '|' + ' --- |'.repeat(10), ...lines].join('\n') + '\n';
-}
-
-/** The share stolen, and how many measurements it took to find one that steady (when more than one). */
-function stealCell(r: Record<string, unknown>): string {
-  const tries = r.tries as number | undefined;
-  return tries !== undefined && tries > 1 ? `${String(r.stealPct)} (${tries} tries)` : String(r.stealPct);
-}
-
-function printTable(rows: Record<string, unknown>[]) {
-  const head = [
-    'kind',
-    'conn',
-    'req/s',
-    'mean ms',
-    'p50 ms',
-    'p99 ms',
-    'errors',
-    'cpu ms/req',
-    'db ms',
-    'cost/(http+db)',
-    'bytes',
-    'steal %',
-  ];
-  const lines = rows.map((r) => [
-    String(r.kind),
-    String(r.connections),
-    String(Math.round(r.rps as number)),
-    (r.mean as number).toFixed(2),
-    String(r.p50),
-    String(r.p99),
-    String(r.errors),
-    r.cpuMs === undefined ? '' : (r.cpuMs as number).toFixed(3),
-    r.dataFloorMs === undefined || r.dataFloorMs === null ? '' : String(r.dataFloorMs),
-    r.ratioToFloors === undefined || r.ratioToFloors === null ? '' : String(r.ratioToFloors),
-    String(r.bytes),
-    stealCell(r),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  for (const line of [head, ...lines])
-    console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 }
 
 const atLeastOne = (option: string) => (v: string) => {
@@ -465,6 +433,10 @@ new Command('bench')
     'with --views or --search: measured first visits of each view',
     atLeastOne('--runs'),
     3,
+  )
+  .option(
+    '--data <path>',
+    'serve this archive (.aiida) or core.sqlite_dos folder instead of a generated archive (with --backend postgres: an archive, loaded)',
   )
   .option('--out <file>', 'JSON results', 'bench-results.json')
   .option(

@@ -72,6 +72,16 @@ export async function scaleMix(app: FastifyInstance): Promise<RequestKind[]> {
       paths: pages(busiest),
     },
   ];
+  // The hub's whole tree (every calculation that used the code: 4.9 MB at 10^5 nodes) and a page deep into
+  // every node with attributes, where the data has that many nodes.
+  kinds.push({
+    name: 'links tree of the busiest node',
+    method: 'GET',
+    paths: [`/api/v4/nodes/${busiest}/links/tree/`],
+  });
+  const deep = '/api/v4/nodes/page/250/?perpage=400&attributes=true';
+  if ((await app.inject({ method: 'GET', url: deep })).statusCode === 200)
+    kinds.push({ name: 'deep page (250 of 400 nodes with attributes)', method: 'GET', paths: [deep] });
   if (other) {
     const first = await app.inject({ method: 'GET', url: pages(other)[0] as string });
     kinds.push({
@@ -81,4 +91,30 @@ export async function scaleMix(app: FastifyInstance): Promise<RequestKind[]> {
     });
   }
   return kinds;
+}
+
+/**
+ * The GETs of every kind at once, as a public explorer sees them: a few variants of each plain GET kind (no
+ * revalidations, codings or plots), the hub's tree and the deep page among them, cycled by every client.
+ */
+export function getMix(kinds: RequestKind[]): RequestKind {
+  // Plots (drawn by workers, measured beside single nodes instead) are not among them.
+  const plain = kinds.filter(
+    (k) =>
+      k.method === 'GET' &&
+      k.headers === undefined &&
+      k.expectStatus === undefined &&
+      !k.name.includes('png'),
+  );
+  const paths = plain.flatMap((k) => k.paths.slice(0, 4));
+  // Interleaved, so that no client sends the heavy ones back to back.
+  const rounds = Math.max(...plain.map((k) => Math.min(4, k.paths.length)));
+  const interleaved = Array.from({ length: rounds }, (_, i) =>
+    plain.map((k) => k.paths[i]).filter((p) => p !== undefined),
+  ).flat() as string[];
+  return {
+    name: `GET mix (${paths.length} requests of ${plain.length} kinds)`,
+    method: 'GET',
+    paths: interleaved,
+  };
 }

@@ -9,28 +9,21 @@ import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { KeptOnce } from '../util/bytes-kept.js';
 import { toJson } from '../util/exact-json.js';
+import { keptVersion } from './kept-version.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
 
 export interface PostedAnswer {
   /** The answer's `data`, or (when it is kept) that written as JSON, in UTF-8. */
   data: QueryBuilderResult['data'] | Buffer;
   total: number;
+  /** When the answer is kept: its name among kept answers in this process (the same name, the same bytes). */
+  key?: string;
 }
 
 const KEPT_BYTES = 64 * 1024 * 1024;
 const kept = new KeptOnce<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
 const limitKeys = new WeakMap<QueryLimits, string>();
-/**
- * Live storages by the object that serves them: two databases can be at the same data version (two PostgreSQL
- * servers' snapshot numbers coincide), and a portal serves many at once.
- */
-const liveIds = new WeakMap<StorageBackend, number>();
-let nextLiveId = 0;
-const liveId = (backend: StorageBackend): number => {
-  let id = liveIds.get(backend);
-  if (id === undefined) liveIds.set(backend, (id = nextLiveId++));
-  return id;
-};
+let nextAnswer = 0;
 
 /**
  * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). An archive's
@@ -44,12 +37,7 @@ export async function postedAnswer(
   limits: QueryLimits,
   maxRows: number,
 ): Promise<PostedAnswer> {
-  const version =
-    backend.identity !== undefined
-      ? `a:${backend.identity}`
-      : backend.dataVersion
-        ? `v:${liveId(backend)}:${await backend.dataVersion()}`
-        : undefined;
+  const version = await keptVersion(backend);
   if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
@@ -60,7 +48,7 @@ export async function postedAnswer(
       key,
       async () => {
         const result = await postQueryBuilder(backend, body(), limits, maxRows);
-        return { total: result.total, data: Buffer.from(toJson(result.data)) };
+        return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
       },
       // Refusals throw, and are not kept.
       () => true,

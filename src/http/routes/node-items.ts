@@ -19,6 +19,9 @@ import { ioTree } from '../../rest/tree.js';
 import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
+import { keptGets } from '../kept-answers.js';
+import { shareCompressed } from '../../ops/compression.js';
+import { toJson } from '../../util/exact-json.js';
 import { logFailure } from '../failures.js';
 import { parseRequest, requestTimeLimitMs, type ParsedRequest } from '../request.js';
 
@@ -91,8 +94,28 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
   app.get(`${nodes}/links/tree`, async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { url, qs, backend } = parseRequest(ctx, request);
     checkId(request.params.id);
-    const data = await ioTree(backend, request.params.id, qs.inLimit, qs.outLimit);
-    return reply.headers(listHeaders(0)).send(envelope(url, 'nodes', data, request.params.id));
+    const answer = async () =>
+      envelope(
+        url,
+        'nodes',
+        await ioTree(backend, request.params.id, qs.inLimit, qs.outLimit),
+        request.params.id,
+      );
+    reply.headers(listHeaders(0));
+    if (backend.identity === undefined) return reply.send(await answer());
+    // An archive's tree never changes: a costly one (a hub's) is kept as the bytes sent, under all that its
+    // envelope is made of.
+    const key = JSON.stringify([
+      backend.identity,
+      url.method,
+      url.path,
+      url.queryString,
+      url.url,
+      url.urlRoot,
+    ]);
+    const body = await keptGets.answer(key, async () => Buffer.from(toJson(await answer())));
+    shareCompressed(reply, `tree\u0000${key}`);
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   app.get(
