@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallArchive, tempDir } from './helpers.js';
 import { childrenOf, cli, serveProcesses, type Serving } from './support/serving.js';
 
-const COUNT = 200;
+const COUNT = 300;
 const servers: Serving[] = [];
 let first: string;
 let other: string;

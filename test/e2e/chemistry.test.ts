@@ -189,6 +189,18 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       expect(data.id).toBe(structure!.uuid);
       expect(data.attributes.chemical_formula_descriptive).toBe(await derived(structure!.uuid));
 
+      // A CIF file read into sites has an entry too, linked once the server says it is there.
+      const [cif] = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent('"data.core.cif.CifData.|"')}`,
+        )
+      ).data.nodes;
+      await page.goto(`${served.base}/nodes/${cif!.uuid}`);
+      await link.waitFor();
+      const cifEntry = await fetch((await link.getAttribute('href'))!);
+      expect(cifEntry.status).toBe(200);
+      expect(((await cifEntry.json()) as { data: { id: string } }).data.id).toBe(cif!.uuid);
+
       await page.goto(served.base);
       const base = page.locator('[data-field="optimade-base"]');
       await base.waitFor();

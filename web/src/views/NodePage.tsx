@@ -15,6 +15,7 @@ import { Lazy } from '../components/Lazy.js';
 import { Link } from '../components/Link.js';
 import { Section } from '../components/Section.js';
 import { Boundary } from '../components/Boundary.js';
+import { OptimadeEntry } from '../components/OptimadeEntry.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { Comments, Derived, Downloads, NodeContents } from './NodeParts.js';
 import { LinkTable } from './NodeLinks.js';
@@ -125,15 +126,11 @@ function NodeDetails({ node }: { node: NodeSummary }) {
                 </dd>
               </>
             ) : null}
-            {node.node_type.startsWith('data.core.structure.') && servesOptimade(api) ? (
-              <>
-                <dt>OPTIMADE</dt>
-                <dd>
-                  <a href={`${optimadeBase(api, root)}/structures/${node.uuid}`} data-field="optimade">
-                    this structure's OPTIMADE entry
-                  </a>
-                </dd>
-              </>
+            {/^data\.core\.(structure|cif)\./.test(node.node_type) && servesOptimade(api) ? (
+              <OptimadeEntry
+                href={`${optimadeBase(api, root)}/structures/${node.uuid}`}
+                known={node.node_type.startsWith('data.core.structure.')}
+              />
             ) : null}
             <dt>Created</dt>
             <dd>
