@@ -50,56 +50,77 @@ export interface RunningNginx {
   stop: () => Promise<void>;
 }
 
-/** nginx in front of `upstreams` (ports on 127.0.0.1), its files in `dir`; `cache: false` turns proxy_cache off. */
-export async function startNginx(dir: string, upstreams: number[], cache = true): Promise<RunningNginx> {
-  const port = await freePort();
-  for (const sub of ['cache', 'body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
-  writeFileSync(join(dir, 'quarry.conf'), documentedConfig(port, upstreams, join(dir, 'cache'), cache));
+/**
+ * nginx's main configuration in `dir`: its temp folders, pid and error log there, `http` holding `httpLines`.
+ * Run as root (CI containers), workers would be `nobody` and could not write the temp folders: so they run as
+ * root too.
+ */
+export function writeMainConfig(dir: string, httpLines: string[], connections = 512) {
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
+    mkdirSync(join(dir, sub), { recursive: true });
   const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
     .map((kind) => `  ${kind}_temp_path ${join(dir, kind === 'client_body' ? 'body' : kind)};`)
     .join('\n');
   writeFileSync(
     join(dir, 'nginx.conf'),
     [
-      // Run as root (CI containers), workers would be `nobody` and could not write the temp folders.
       process.getuid?.() === 0 ? 'user root root;' : '',
       'worker_processes 1;',
       `pid ${join(dir, 'nginx.pid')};`,
       `error_log ${join(dir, 'error.log')} warn;`,
-      'events { worker_connections 512; }',
+      `events { worker_connections ${connections}; }`,
       'http {',
       '  access_log off;',
       temps,
-      `  include ${join(dir, 'quarry.conf')};`,
+      ...httpLines,
       '}',
     ].join('\n'),
   );
+}
+
+/**
+ * nginx started on the configuration of `dir` (writeMainConfig), once it accepts connections on `port`; an exit
+ * first is a configuration it refused, and one that does not listen within 10 s is stopped.
+ */
+export async function launchNginx(
+  dir: string,
+  port: number,
+): Promise<{ proc: ChildProcess; errors: () => string }> {
   const proc = spawn(
     NGINX,
     ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log'), '-g', 'daemon off;'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
+    { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
   proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const errors = () =>
     stderr + (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
+  for (const end = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited: ${errors()}`);
+    if (await accepts(port)) return { proc, errors };
+    if (Date.now() > end) {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGTERM');
+      await exited;
+      throw new Error(`nginx did not listen on ${port}: ${errors()}`);
+    }
+  }
+}
+
+/** nginx in front of `upstreams` (ports on 127.0.0.1), its files in `dir`; `cache: false` turns proxy_cache off. */
+export async function startNginx(dir: string, upstreams: number[], cache = true): Promise<RunningNginx> {
+  const port = await freePort();
+  mkdirSync(join(dir, 'cache'), { recursive: true });
+  writeFileSync(join(dir, 'quarry.conf'), documentedConfig(port, upstreams, join(dir, 'cache'), cache));
+  writeMainConfig(dir, [`  include ${join(dir, 'quarry.conf')};`]);
+  const { proc, errors } = await launchNginx(dir, port);
   const stop = async () => {
     if (proc.exitCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill('SIGQUIT');
     await exited;
   };
-  // Ready when it accepts connections; an exit first is a configuration it refused.
-  for (const end = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
-    if (proc.exitCode !== null) throw new Error(`nginx exited: ${errors()}`);
-    if (await accepts(port)) return { port, proc, errors, stop };
-    if (Date.now() > end) {
-      await stop();
-      throw new Error(`nginx did not listen on ${port}: ${errors()}`);
-    }
-  }
+  return { port, proc, errors, stop };
 }
 
 async function accepts(port: number): Promise<boolean> {
