@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { WarningSummary } from '../ops/warning-summary.js';
 import { HttpError } from '../rest/errors.js';
-import { SourceOpenFailedError } from '../sources/catalog.js';
+import { SourceOpenFailedError } from '../sources/refusals.js';
 
 export function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof HttpError)

@@ -5,7 +5,9 @@
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
 import type { StorageBackend } from '../storage/types.js';
-import { named } from './refusals.js';
+import { named, outForNow, SourceOpenFailedError, UNREACHABLE_RETRY_S } from './refusals.js';
+
+export { SourceOpenFailedError } from './refusals.js';
 
 export type SourceKind = StorageBackend['kind'];
 
@@ -43,32 +45,6 @@ export interface SourceInfo {
   open: boolean;
   nodes: number | null;
   aiidaVersion: string | null;
-}
-
-/**
- * A source that cannot be opened: the request is answered 502 naming the source and what is wrong, or 503 with
- * `Retry-After` when what is wrong may pass by itself (its database cannot be reached now).
- */
-export class SourceOpenFailedError extends Error {
-  override name = 'SourceOpenFailedError';
-  constructor(
-    message: string,
-    readonly status: 502 | 503 = 502,
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Seconds a client is told to wait before asking again a source whose database is out. */
-const UNREACHABLE_RETRY_S = 5;
-
-/** Whether an error, or one that caused it, says its database is out for now (DatabaseUnavailableError). */
-function outForNow(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if ((e as { status?: unknown }).status === 503) return true;
-  }
-  return false;
 }
 
 interface Entry {

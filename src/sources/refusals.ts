@@ -1,5 +1,31 @@
 /** Refusals of a source's requests that name the source, keeping what the storage said about coming back. */
 
+/**
+ * A source that cannot be opened: the request is answered 502 naming the source and what is wrong, or 503 with
+ * `Retry-After` when what is wrong may pass by itself (its database cannot be reached now).
+ */
+export class SourceOpenFailedError extends Error {
+  override name = 'SourceOpenFailedError';
+  constructor(
+    message: string,
+    readonly status: 502 | 503 = 502,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Seconds a client is told to wait before asking again a source whose database is out. */
+export const UNREACHABLE_RETRY_S = 5;
+
+/** Whether an error, or one that caused it, says its database is out for now (DatabaseUnavailableError). */
+export function outForNow(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if ((e as { status?: unknown }).status === 503) return true;
+  }
+  return false;
+}
+
 /** A refusal that says when to come back (503), naming the source it is about; status and Retry-After kept. */
 export function named(name: string, what: string, error: unknown): Error {
   const problem = error instanceof Error ? error : new Error(String(error));
