@@ -70,6 +70,7 @@ export function requestTimeLimitMs(ctx: AppContext, request: FastifyRequest): nu
   const own = name === undefined ? undefined : ctx.catalog.spec(name)?.queryTimeout;
   return own === undefined ? ctx.queryTimeoutMs : own * 1000;
 }
+
 const untaggable = new WeakSet<FastifyRequest>();
 
 /**
