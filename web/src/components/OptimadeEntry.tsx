@@ -3,20 +3,14 @@
  * only where its file reads into sites (partly occupied sites, for one, are left out), so its link is shown once
  * the server says the entry is there.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useLoad } from '../hooks.js';
 
 export function OptimadeEntry({ href, known }: { href: string; known: boolean }) {
-  const [there, setThere] = useState(known);
-  useEffect(() => {
-    if (known) return;
-    const stop = new AbortController();
-    fetch(`${href}?response_fields=id`, { signal: stop.signal }).then(
-      (answer) => setThere(answer.ok),
-      () => undefined,
-    );
-    return () => stop.abort();
-  }, [href, known]);
-  if (!there) return null;
+  const asked = useLoad(
+    async (signal) => known || (await fetch(`${href}?response_fields=id`, { signal })).ok,
+    [href, known],
+  );
+  if (asked.state !== 'ok' || !asked.data) return null;
   return (
     <>
       <dt>OPTIMADE</dt>
