@@ -4,7 +4,7 @@
  * concurrencies, and report each kind against the floors measured in the same run.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { SqlitePool } from '../storage/sqlite-pool.js';
 import { BENCH_METRICS, benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
-import { machineTicks, processTable, processTree } from './process-table.js';
+import { loadAverage, machineTicks, processTable, processTree } from './process-table.js';
 import { explainMix } from './pg-plans.js';
 import {
   describeLoad,
@@ -171,7 +171,7 @@ async function main(options: Options) {
     const file = await dataset(options.nodes);
     return viewsBench({ file, ...options });
   }
-  const loadStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
+  const loadStart = loadAverage();
   const levels = options.concurrency.split(',').map(Number);
   // Read by the server processes this starts (serve-bench.ts).
   if (options.metrics) process.env[BENCH_METRICS] = '1';
@@ -335,7 +335,7 @@ async function main(options: Options) {
         ...(loaded ? { postgres: { load: loaded.load, clusterBytes: loaded.clusterBytes } } : {}),
         // How busy the machine was with other work: this 2-core machine is shared, and other guests' work shows
         // as steal but other processes' work on this guest only here.
-        loadAverage: { start: loadStart, end: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3) },
+        loadAverage: { start: loadStart, end: loadAverage() },
         firstAnswers: first,
         warmUpMs,
         rss,

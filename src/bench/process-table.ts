@@ -48,3 +48,8 @@ export function machineTicks(): { total: number; steal: number } {
   const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
   return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
 }
+
+/** The machine's load averages over 1, 5 and 15 minutes, as /proc/loadavg writes them: how busy a run was. */
+export function loadAverage(): string[] {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
+}

@@ -13,6 +13,7 @@ import { defaultCacheDir } from '../storage/index.js';
 import { child } from './child.js';
 import { structuresArchive } from './optimade-data.js';
 import { launchChromium } from './page-load.js';
+import { loadAverage } from './process-table.js';
 import { untilReady } from './pg-scale.js';
 
 /** A view to time: its path and a test, run in the page, of its first content being on screen. */
@@ -176,9 +177,6 @@ async function withServer<T>(
   }
 }
 
-const loadAverage = () =>
-  import('node:fs').then((fs) => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3));
-
 export async function viewsBench(options: {
   file: string;
   nodes: number;
@@ -187,14 +185,14 @@ export async function viewsBench(options: {
   out: string;
 }) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const start = await loadAverage();
+  const start = loadAverage();
   log(`explorer views on ${options.nodes} nodes (Chromium, first visits, median of ${options.runs}):`);
   const views = await withServer(options.file, options.processes, async (base, browser) =>
     timeViews(browser, base, await viewsOf(base), options.runs, log),
   );
   const over = views.filter((v) => v.medianFirstContentMs > TARGET_MS).map((v) => v.name);
   log(over.length ? `over 1 s: ${over.join(', ')}` : 'every view shows its first content within 1 s');
-  const result = { nodes: options.nodes, loadAverage: { start, end: await loadAverage() }, views };
+  const result = { nodes: options.nodes, loadAverage: { start, end: loadAverage() }, views };
   writeFileSync(options.out, `${JSON.stringify(result, null, 1)}\n`);
   log(`wrote ${options.out}`);
 }
@@ -209,7 +207,7 @@ export async function searchBench(options: {
   out: string;
 }) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const start = await loadAverage();
+  const start = loadAverage();
   const file = await structuresArchive(options.structures, join(defaultCacheDir(), 'bench'), log);
   log(
     `chemical search on ${options.structures} structures (Chromium, first visits, median of ${options.runs}):`,
@@ -231,7 +229,7 @@ export async function searchBench(options: {
   });
   const result = {
     structures: options.structures,
-    loadAverage: { start, end: await loadAverage() },
+    loadAverage: { start, end: loadAverage() },
     ...searches,
   };
   writeFileSync(options.out, `${JSON.stringify(result, null, 1)}\n`);
