@@ -13,6 +13,13 @@ if (processes > 1 && !isServingProcess()) {
 } else {
   const app = Fastify();
   app.get('/', async () => ({}));
+  // The floor of a large answer: the same number of bytes, kept, as JSON (the explorer grid's 418 kB).
+  const kept = new Map<number, Buffer>();
+  app.get<{ Params: { size: string } }>('/bytes/:size', (request, reply) => {
+    const size = Math.min(Math.max(Number(request.params.size) || 0, 0), 16 * 1024 * 1024);
+    const body = kept.get(size) ?? kept.set(size, Buffer.alloc(size, 0x20)).get(size)!;
+    return reply.type('application/json').send(body);
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (isServingProcess()) reportServing(['empty route']);

@@ -47,9 +47,16 @@ function digits(text: string, from: number, to: number): number {
 const DAYS_KEPT = 20_000;
 const dayParts = new KeptMap<string | null>(DAYS_KEPT);
 
+/** The last day asked: rows in time order come day after day, most of them the day before them. */
+let lastDate = '';
+let lastPart: string | null = null;
+
 function dayPart(date: string): string | undefined {
+  if (date === lastDate) return lastPart ?? undefined;
   let part = dayParts.get(date);
   if (part === undefined) part = dayParts.set(date, writeDayPart(date) ?? null);
+  lastDate = date;
+  lastPart = part;
   return part ?? undefined;
 }
 

@@ -17,8 +17,9 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * `maxRows`: most rows one answer may hold. The query is counted first, so a larger answer is refused before
- * any row is read, instead of being read, sent between processes, decoded and written in the serving thread.
+ * `maxRows`: most rows one answer may hold. A query without a limit that bounds its rows is counted first, so
+ * a larger answer is refused before any row is read, instead of being read, sent between processes, decoded
+ * and written in the serving thread.
  */
 export async function postQueryBuilder(
   backend: StorageBackend,
@@ -65,6 +66,11 @@ export async function postQueryBuilder(
   }
 
   const dict = { ...body, project };
+  // A limit no larger than an answer may be bounds the rows: they are read while the query is counted, on
+  // another connection, instead of after (a round trip to a query process saved on every query that has one).
+  const bounded = typeof body.limit === 'number' && body.limit <= maxRows;
+  const ahead = bounded ? queryRows(backend, dict, { limits }) : undefined;
+  ahead?.catch(() => undefined);
   // The count honours the dictionary's limit and offset: it is the number of rows the answer would hold.
   const total = await queryCount(backend, dict, { limits });
   if (total > maxRows) {
@@ -74,7 +80,7 @@ export async function postQueryBuilder(
   }
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
-    const rows = await queryRows(backend, dict, { limits });
+    const rows = await (ahead ?? queryRows(backend, dict, { limits }));
     for (const tag of answered) {
       const format = recordFormatter(true);
       data[tag] = rows.map((row) => withoutNullFullType(format(row[tag] ?? {})));

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 
 export interface QueryAnswer {
   rows?: unknown[];
+  /** The rows as JSON text, as query processes send them (parsed into `rows` on arrival). */
+  json?: string;
   ms?: number;
   error?: string;
   /** The process ended while running the statement (a crash, its memory exhausted). */
@@ -25,6 +27,15 @@ const PAGE_BYTES = 4096;
  *   could fill a disk;
  * - `answer` runs one statement of the database `entry()` gives (`{ db, statements }`, its prepared statements,
  *   at most `most` kept) and sends the rows, or the error, back.
+ *
+ * Rows travel as one JSON text that SQLite writes (`rowsAsText`: the statement wrapped in
+ * `SELECT json_group_array(json_array(…)) FROM (…)`), parsed once in the serving process. Made into JavaScript
+ * values here and written as JSON by the channel, the explorer's grid of 2,319 rows cost 2.3 ms in this process
+ * instead of 1.1 ms, and its message took longer to cross. SQLite keeps the subquery's ORDER BY under an
+ * aggregate other than count/min/max, so the rows keep their order. It writes the values JSON.parse reads
+ * back: numbers that round-trip, text as text (JSON made inside the statement does not keep its JSON subtype
+ * through the subquery). Statements whose rows cannot be written so (bytes, columns of the same name, more
+ * columns than a function takes) send their rows as values.
  */
 export const CHILD_PRELUDE = `
 const { Worker } = require('node:worker_threads');
@@ -44,18 +55,47 @@ function errorText(error) {
 function answer(entry, most, sql, params, arrays) {
   try {
     const { db, statements } = entry();
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
+    let kept = statements.get(sql);
+    if (!kept) {
+      kept = { statement: db.prepare(sql), text: {} };
       if (statements.size > most) statements.clear();
-      statements.set(sql, statement);
+      statements.set(sql, kept);
     }
     const start = performance.now();
-    const rows = statement.raw(arrays).all(...params);
+    const text = rowsAsText(db, kept, sql, arrays);
+    if (text) {
+      try {
+        process.send({ json: text.get(...params), ms: performance.now() - start });
+        return;
+      } catch (error) {
+        if (!/BLOB/.test(errorText(error))) throw error;
+        kept.text[arrays ? 'a' : 'o'] = null;
+      }
+    }
+    const rows = kept.statement.raw(arrays).all(...params);
     process.send({ rows, ms: performance.now() - start });
   } catch (error) {
     process.send({ error: errorText(error) });
   }
+}
+function rowsAsText(db, kept, sql, arrays) {
+  const which = arrays ? 'a' : 'o';
+  if (kept.text[which] !== undefined) return kept.text[which];
+  let text = null;
+  try {
+    const names = kept.statement.reader ? kept.statement.columns().map((c) => c.name) : [];
+    if (names.length > 0 && new Set(names).size === names.length) {
+      const column = (n) => '"' + n.replace(/"/g, '""') + '"';
+      const key = (n) => "'" + n.replace(/'/g, "''") + "'";
+      const row = arrays
+        ? 'json_array(' + names.map(column).join(',') + ')'
+        : 'json_object(' + names.map((n) => key(n) + ',' + column(n)).join(',') + ')';
+      text = db.prepare('SELECT json_group_array(' + row + ') FROM (\\n' + sql + '\\n)').pluck();
+    }
+  } catch {
+    text = null;
+  }
+  return (kept.text[which] = text);
 }
 `;
 
@@ -69,6 +109,7 @@ export abstract class QueryChild {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.on('message', (m: QueryAnswer & { ready?: boolean }) => {
       if (m.ready) return;
+      if (m.json !== undefined) m.rows = JSON.parse(m.json) as unknown[];
       const pending = this.pending;
       this.pending = undefined;
       pending?.(m);

@@ -59,7 +59,7 @@ export class SharedQueryProcess extends QueryChild {
       spawn(
         process.execPath,
         [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=1', '-e', SOURCE, DRIVER, String(keep)],
-        { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' },
+        { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' },
       ),
     );
     this.child.on('error', () => undefined);
