@@ -5,6 +5,9 @@
 import type { DriveResult } from './drive.js';
 import type { RequestKind } from './mix.js';
 
+/** The row of the HTTP floor of a large answer (main.ts): kept bytes of the explorer grid's size. */
+export const LARGE_FLOOR = "large answer floor (the grid's bytes kept, bare server)";
+
 export interface CrowdRatio {
   kind: string;
   connections: number;

@@ -6,10 +6,9 @@
 import { execFile } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import { benchCommand, type Options } from './options.js';
 import { buildApp } from '../http/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
@@ -27,7 +26,7 @@ import {
   untilReady,
   type LoadedCluster,
 } from './pg-scale.js';
-import { requestMix, type RequestKind } from './mix.js';
+import { EXPLORER_GRID_QUERY, requestMix, type RequestKind } from './mix.js';
 import { child } from './child.js';
 import { measureHomePage, type PageLoad } from './page-load.js';
 import { searchBench, viewsBench } from './views.js';
@@ -35,33 +34,9 @@ import { getMix, scaleMix } from './scale-mix.js';
 import { cheaper, markdownTable, printTable, ratio, type Measure } from './report.js';
 import { steadily } from './steady.js';
 import { optimadeBench } from './optimade.js';
-import { postedSteps, type PostedStep } from './posted-steps.js';
-import { besideOthers, crowdRatios, type Beside } from './crowd.js';
-import { EXPLORER_GRID_QUERY } from './mix.js';
-
-interface Options {
-  nodes: number;
-  backend: 'archive' | 'postgres';
-  concurrency: string;
-  duration: number;
-  warmup: number;
-  processes: number;
-  stealLimit: number;
-  tries: number;
-  only?: string;
-  target?: string;
-  metrics?: boolean;
-  plans?: string;
-  pgUrl?: string;
-  out: string;
-  sources?: number;
-  sourcesAsked?: number;
-  optimade?: number;
-  views?: boolean;
-  search?: number;
-  runs: number;
-  data?: string;
-}
+import { postedSteps, stepLines, type PostedStep } from './posted-steps.js';
+import { sameRows, type SameRows } from './same-rows.js';
+import { besideOthers, crowdRatios, LARGE_FLOOR, type Beside } from './crowd.js';
 
 /** User + system CPU time so far, in ms, of a process and all its descendants; undefined when it is gone. */
 function cpuTimeMs(pid: number | undefined): number | undefined {
@@ -203,11 +178,9 @@ async function main(options: Options) {
   let gridSteps: PostedStep[] | undefined;
   if (kinds.some((k) => k.name.includes('explorer grid'))) {
     gridSteps = await postedSteps(backend, EXPLORER_GRID_QUERY);
-    process.stderr.write(`the explorer grid query, never asked, step by step (median ms):\n`);
-    for (const s of gridSteps)
-      process.stderr.write(
-        `  ${s.step.padEnd(56)} ${s.ms.toFixed(3).padStart(8)}${s.floorMs === undefined ? '' : `   floor ${s.floorMs.toFixed(3)} (${s.floor})`}\n`,
-      );
+    process.stderr.write(
+      `the explorer grid query, never asked, step by step (median ms):\n${stepLines(gridSteps)}`,
+    );
   }
   // A kind's data floor does not depend on the clients: measured once. Statements of seconds (the first count
   // or summary of 10^7 nodes) are timed over 3 rounds instead of 15.
@@ -239,6 +212,7 @@ async function main(options: Options) {
   let warmUpMs: number | undefined;
   let rss: { maxMb: number; maxTotalMb: number } | undefined;
   let beside: Beside | undefined;
+  let same: SameRows[] | undefined;
   try {
     // The node-wide summaries on their first request after the server started, then once kept.
     if (server) {
@@ -257,7 +231,16 @@ async function main(options: Options) {
     const busiest = Math.max(...levels);
     const emptyRoute = { method: 'GET' as const, paths: ['/'] };
     await load(`http://127.0.0.1:${empty.port}`, emptyRoute, busiest, options.warmup);
-    for (const kind of kinds) await load(base, kind, busiest, options.warmup);
+    const warm = new Map<string, number>();
+    for (const kind of kinds) warm.set(kind.name, (await load(base, kind, busiest, options.warmup)).bytes);
+    const large = largeAnswerFloor(warm.get('querybuilder explorer grid'));
+    if (kinds.some((k) => k.method === 'POST')) {
+      same = await sameRows(base);
+      for (const f of same)
+        process.stderr.write(
+          `${f.rows} rows never asked, 1 client: GET page ${f.getMs} ms, posted query ${f.postMs} ms (${f.ratio}x)\n`,
+        );
+    }
     const steady = (measure: () => Promise<Measure>) => steadily(measure, options);
     for (const connections of levels) {
       const floorRun = () =>
@@ -265,6 +248,12 @@ async function main(options: Options) {
           load(`http://127.0.0.1:${empty.port}`, emptyRoute, connections, options.duration, empty.proc.pid),
         );
       const before = await floorRun();
+      // Kept bytes of the grid's size from the bare server: what loopback and the load generator allow.
+      const largeFloor =
+        large &&
+        (await steady(() =>
+          load(`http://127.0.0.1:${empty.port}`, large, connections, options.duration, empty.proc.pid),
+        ));
       const measured: { kind: RequestKind; figures: Measure; data: number | undefined }[] = [];
       for (const kind of kinds) {
         const figures = await steady(() => load(base, kind, connections, options.duration, server?.proc.pid));
@@ -280,6 +269,7 @@ async function main(options: Options) {
       const floor = cheaper(before, after);
       rows.push({ kind: 'empty route (HTTP floor, before)', connections, ...before });
       rows.push({ kind: 'empty route (HTTP floor, after)', connections, ...after });
+      if (large && largeFloor) rows.push({ kind: large.name, connections, ...largeFloor });
       for (const { kind, figures, data } of measured) {
         rows.push({
           kind: kind.name,
@@ -341,6 +331,7 @@ async function main(options: Options) {
         rss,
         data: file,
         gridSteps,
+        sameRows: same,
         crowd,
         beside,
         rows,
@@ -354,102 +345,18 @@ async function main(options: Options) {
   if (rows.some((r) => (r.errors as number) > 0)) process.exitCode = 1;
 }
 
-const atLeastOne = (option: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${option} must be a whole number >= 1`);
-  return n;
-};
+/**
+ * The HTTP floor of a large answer: the empty server's `/bytes/N` (N kept bytes as JSON) for an answer of
+ * `bytes` (headers included, as the load generator counts them). At 64 clients its throughput falls below one
+ * client's however little the server does: 64 interleaved streams of 418 kB cost the load generator, on the
+ * same two cores, far more per answer than one stream does.
+ */
+function largeAnswerFloor(bytes: number | undefined): RequestKind | undefined {
+  if (bytes === undefined || bytes < 65_536) return undefined;
+  return { name: LARGE_FLOOR, method: 'GET', paths: [`/bytes/${bytes - 200}`] };
+}
 
-const percent = (v: string) => {
-  const n = Number(v);
-  if (!(n >= 0 && n <= 100)) throw new Error('--steal-limit must be a percentage from 0 to 100');
-  return n;
-};
-
-const count = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 100) throw new Error('--nodes must be a whole number >= 100, e.g. 1e4');
-  return n;
-};
-
-new Command('bench')
-  .description('benchmark Quarry on a generated archive against the HTTP and database floors')
-  .option('--nodes <n>', 'size of the generated archive', count, 10_000)
-  .addOption(
-    new Option('--backend <kind>', 'serve the archive itself, or its data loaded into PostgreSQL')
-      .choices(['archive', 'postgres'])
-      .default('archive'),
-  )
-  .option('--concurrency <list>', 'concurrent connections, comma-separated', '1,16,64')
-  .option('--duration <seconds>', 'seconds per measurement', Number, 5)
-  .option(
-    '--warmup <seconds>',
-    'seconds each request kind is driven, unmeasured, before the measurements',
-    Number,
-    1,
-  )
-  .option(
-    '--processes <n>',
-    'Quarry server processes (as quarry serve --processes)',
-    atLeastOne('--processes'),
-    availableParallelism(),
-  )
-  .option(
-    '--steal-limit <percent>',
-    'measure again while the host stole more of the CPU than this during a measurement',
-    percent,
-    10,
-  )
-  .option(
-    '--tries <n>',
-    'measurements at most for each row (the least disturbed is kept)',
-    atLeastOne('--tries'),
-    3,
-  )
-  .option('--only <text>', 'measure only the request kinds whose name contains this text')
-  .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
-  .option('--metrics', 'serve with metrics on (quarry serve --metrics), to measure what counting costs')
-  .option(
-    '--pg-url <url>',
-    'with --backend postgres: measure this database, loaded from the same archive before, instead of loading one',
-  )
-  .option('--plans <file>', 'with --backend postgres: write EXPLAIN (ANALYZE, BUFFERS) of each kind here')
-  .option(
-    '--optimade <structures>',
-    'measure the OPTIMADE API instead, on an archive of this many structures (src/bench/optimade.ts)',
-    atLeastOne('--optimade'),
-  )
-  .option(
-    '--views',
-    "instead: time each explorer view's first content in Chromium on the archive of --nodes (src/bench/views.ts)",
-  )
-  .option(
-    '--search <structures>',
-    "instead: time the explorer's chemical search (through OPTIMADE) on an archive of this many structures",
-    count,
-  )
-  .option(
-    '--runs <n>',
-    'with --views or --search: measured first visits of each view',
-    atLeastOne('--runs'),
-    3,
-  )
-  .option(
-    '--data <path>',
-    'serve this archive (.aiida) or core.sqlite_dos folder instead of a generated archive (with --backend postgres: an archive, loaded)',
-  )
-  .option('--out <file>', 'JSON results', 'bench-results.json')
-  .option(
-    '--sources <n>',
-    'instead: a portal of n generated archives (500 nodes each) served by quarry serve FOLDER, each asked once',
-    count,
-  )
-  .option(
-    '--sources-asked <n>',
-    'with --sources: ask only the first n archives (a large portal by names)',
-    count,
-  )
-  .action(main)
+benchCommand(main)
   .parseAsync()
   .catch((error: unknown) => {
     process.stderr.write(`bench: ${(error as Error).message}\n`);

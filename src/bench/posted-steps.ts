@@ -114,3 +114,14 @@ export async function postedSteps(
   }
   return steps;
 }
+
+/** The steps as lines of text, each beside its floor. */
+export function stepLines(steps: PostedStep[]): string {
+  return steps
+    .map(
+      (s) =>
+        `  ${s.step.padEnd(56)} ${s.ms.toFixed(3).padStart(8)}` +
+        `${s.floorMs === undefined ? '' : `   floor ${s.floorMs.toFixed(3)} (${s.floor})`}\n`,
+    )
+    .join('');
+}
