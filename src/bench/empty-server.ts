@@ -1,5 +1,6 @@
 /**
- * The HTTP floor: a Fastify server with one empty route, `empty-server PROCESSES`, served on as many processes
+ * The HTTP floors: a Fastify server with an empty route (and `/bytes/N`, N kept bytes: the floor of a large
+ * answer), `empty-server PROCESSES`, served on as many processes
  * as the Quarry it is compared with and supervised the same way: serving on two processes costs more per
  * answer than on one (three busy processes, load generator included, share two cores), and that cost is HTTP's.
  */
@@ -13,7 +14,7 @@ if (processes > 1 && !isServingProcess()) {
 } else {
   const app = Fastify();
   app.get('/', async () => ({}));
-  // The floor of a large answer: the same number of bytes, kept, as JSON (the explorer grid's 418 kB).
+  // The floor of a large answer (the explorer grid's 418 kB): kept bytes of its size, with its content type.
   const kept = new Map<number, Buffer>();
   app.get<{ Params: { size: string } }>('/bytes/:size', (request, reply) => {
     const size = Math.min(Math.max(Number(request.params.size) || 0, 0), 16 * 1024 * 1024);
