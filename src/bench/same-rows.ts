@@ -15,7 +15,8 @@ export interface SameRows {
   ratio: number;
 }
 
-const COLUMNS = ['id', 'uuid', 'node_type', 'process_type', 'label', 'description', 'ctime', 'mtime'];
+// What the node listing answers (full_type is made from node_type and process_type by both).
+const COLUMNS = ['id', 'uuid', 'node_type', 'process_type', 'label', 'ctime', 'mtime', 'user_id'];
 const ROUNDS = 101;
 
 export async function sameRows(base: string, sizes = [20, 400]): Promise<SameRows[]> {
@@ -57,7 +58,12 @@ export async function sameRows(base: string, sizes = [20, 400]): Promise<SameRow
       offset,
     });
   const rowsOf = (json: Record<string, unknown>, key: string) =>
-    ((json.data as Record<string, unknown[]> | undefined)?.[key] ?? []).length;
+    (json.data as Record<string, Record<string, unknown>[]> | undefined)?.[key] ?? [];
+  // The same records: as many, with the same fields.
+  const fields = (rows: Record<string, unknown>[]) =>
+    `${rows.length}: ${Object.keys(rows[0] ?? {})
+      .sort()
+      .join()}`;
   try {
     const total = Number((await ask('GET', page(1, 0))).headers['x-total-count']);
     const out: SameRows[] = [];
@@ -69,8 +75,9 @@ export async function sameRows(base: string, sizes = [20, 400]): Promise<SameRow
       for (let i = 0; i < ROUNDS; i++) {
         const g = await ask('GET', page(rows, 2 * i));
         const p = await ask('POST', '/api/v4/querybuilder/', posted(rows, 2 * i + 1));
-        if (rowsOf(g.json, 'nodes') !== rows || rowsOf(p.json, 'node') !== rows)
-          throw new Error(`the page or the query did not answer ${rows} rows`);
+        const [paged, queried] = [fields(rowsOf(g.json, 'nodes')), fields(rowsOf(p.json, 'node'))];
+        if (paged !== queried || rowsOf(g.json, 'nodes').length !== rows)
+          throw new Error(`the page and the query answered different rows: ${paged} against ${queried}`);
         get.push(g.ms);
         post.push(p.ms);
       }
