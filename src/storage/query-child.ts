@@ -110,7 +110,14 @@ export abstract class QueryChild {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.on('message', (m: QueryAnswer & { ready?: boolean }) => {
       if (m.ready) return;
-      if (m.json !== undefined) m.rows = JSON.parse(m.json) as unknown[];
+      if (m.json !== undefined) {
+        try {
+          m.rows = JSON.parse(m.json) as unknown[];
+        } catch (error) {
+          // Never expected (SQLite wrote the text); a query's error, not the serving process's end.
+          m.error = `the query process sent rows that could not be read (${(error as Error).message})`;
+        }
+      }
       const pending = this.pending;
       this.pending = undefined;
       pending?.(m);
