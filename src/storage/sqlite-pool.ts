@@ -5,8 +5,8 @@
  * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
  * thread, where a round trip to a process would cost more than they do.
  */
-import BetterSqlite3 from 'better-sqlite3';
 import { KeptMap } from '../util/kept-map.js';
+import { InlineConnection } from './inline-connection.js';
 import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
 import { KEEP_MS, KeptRows } from './kept-rows.js';
@@ -398,31 +398,4 @@ interface Task {
   name: string;
   /** Set when the statement's run time is worth remembering (an unchanging database). */
   measuredAs?: string;
-}
-
-/** A read-only connection in this thread, with the same settings as the processes', for quick statements. */
-class InlineConnection {
-  private readonly db: BetterSqlite3.Database;
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
-
-  constructor(file: string, unchanging: boolean) {
-    this.db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    this.db.pragma('query_only = ON');
-    if (unchanging) this.db.pragma('locking_mode = EXCLUSIVE');
-    this.db.pragma('case_sensitive_like = ON');
-  }
-
-  all({ sql, params }: SqlStatement, arrays: boolean): unknown[] {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      if (this.statements.size > 1000) this.statements.clear();
-      this.statements.set(sql, statement);
-    }
-    return statement.raw(arrays).all(...params);
-  }
-
-  close() {
-    this.db.close();
-  }
 }
