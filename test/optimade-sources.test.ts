@@ -15,6 +15,7 @@ import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import { openArchive } from '../src/storage/index.js';
 import { OptimadeError } from '../src/optimade/errors.js';
 import { SideTables } from '../src/optimade/tables.js';
+import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { FIXTURES_DIR } from './conformance/corpus.js';
 import { smallArchive, tempDir } from './helpers.js';
@@ -267,6 +268,21 @@ describe('a side table being built', () => {
       expect(await tables.of(gated, Date.now() + 10_000)).toBe(table);
       await tables.close();
     } finally {
+      await backend.close();
+    }
+  });
+});
+
+describe("a side table's time limit", () => {
+  it("stops its statements at its source's own query_timeout, as the source's v4 API does", async () => {
+    const root = tempDir('quarry-optimade-limit-');
+    const backend = await openArchive(RICH, { cacheDir: root });
+    const tables = new SideTables((b, queryTimeoutMs) => ({ cacheDir: b.cacheDir ?? root, queryTimeoutMs }));
+    try {
+      const table = await tables.of(backend, Date.now() + 60_000, 1_500);
+      expect((table.db as SqlitePool).statementLimitMs).toBe(1_500);
+    } finally {
+      await tables.close();
       await backend.close();
     }
   });

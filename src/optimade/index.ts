@@ -23,9 +23,9 @@ export function sourceOf(ctx: AppContext, request: FastifyRequest): StorageBacke
 type Handler = (request: FastifyRequest, place: Place, params: URLSearchParams) => Promise<unknown> | unknown;
 
 export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
-  const tables = new SideTables((backend) => ({
+  const tables = new SideTables((backend, queryTimeoutMs) => ({
     cacheDir: backend.cacheDir,
-    queryTimeoutMs: ctx.queryTimeoutMs,
+    queryTimeoutMs,
   }));
   // Set when closing starts, before the tables and the sources are closed under the requests still running.
   let closed = false;
@@ -46,8 +46,12 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         return sendError(reply, place, asOptimade(error));
       }
     });
-  // The source's own time limit where a sources file gives it one, as for its v4 API.
-  const budget = (request: FastifyRequest) => ({ deadline: Date.now() + requestTimeLimitMs(ctx, request) });
+  // The source's own time limit where a sources file gives it one, as for its v4 API: the request's, and each
+  // statement's of its side table.
+  const budget = (request: FastifyRequest) => {
+    const limitMs = requestTimeLimitMs(ctx, request);
+    return { deadline: Date.now() + limitMs, limitMs };
+  };
 
   const versions = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.type('text/csv; header=present').send(VERSIONS_CSV);
@@ -61,14 +65,14 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     const prepared = prepareListing(params);
     const b = budget(request);
     const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline);
+    const table = await tables.of(backend, b.deadline, b.limitMs);
     return listStructures(ctx, place, backend, table, params, prepared, b);
   });
   route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
     const fields = responseFields(params.get('response_fields'));
     const b = budget(request);
     const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline);
+    const table = await tables.of(backend, b.deadline, b.limitMs);
     return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
   });
   route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx));

@@ -36,10 +36,19 @@ export class SideTables {
   /** Stops the builds under way when the server closes. */
   private readonly stopping = new AbortController();
 
-  constructor(private readonly options: (backend: StorageBackend) => SideTableOptions) {}
+  /** `options` of a source's table, given the time limit of the source's statements (its `query_timeout`). */
+  constructor(
+    private readonly options: (
+      backend: StorageBackend,
+      queryTimeoutMs: number | undefined,
+    ) => SideTableOptions,
+  ) {}
 
-  /** The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. */
-  async of(backend: StorageBackend, deadline: number): Promise<SideTable> {
+  /**
+   * The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. A table opened
+   * now stops each statement at `queryTimeoutMs`, the source's limit.
+   */
+  async of(backend: StorageBackend, deadline: number, queryTimeoutMs?: number): Promise<SideTable> {
     if (this.closed) throw closing();
     let slot = this.slots.get(backend);
     // Kept in the order they were last asked for, the least recent first.
@@ -48,7 +57,7 @@ export class SideTables {
     const version = backend.identity ?? (await liveVersion(backend, slot));
     if (slot.table?.version === version) return slot.table;
     if (slot.pending?.version !== version) {
-      const options = { ...this.options(backend), signal: this.stopping.signal };
+      const options = { ...this.options(backend, queryTimeoutMs), signal: this.stopping.signal };
       const done = openSideTable(backend, version, options).then(
         async (table) => {
           const old = slot.table;

@@ -363,6 +363,11 @@ export class SqlitePool implements Database {
     );
   }
 
+  /** The time limit of one statement, in ms (for tests and monitoring). */
+  get statementLimitMs(): number {
+    return this.timeoutMs;
+  }
+
   /** Rows kept of costly statements (for tests). */
   get kept(): { entries: number; bytes: number } {
     return this.keptRows.size;
