@@ -73,7 +73,7 @@ describe('posted queries under many clients', () => {
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
       // Taken in turns by client: after at most a few of the flood's queries, not after all 64.
       const at = finished.indexOf('lone');
-      console.log(`the lone client's query was answered ${at + 1}th of 65`);
+      console.log(`the lone client's query was answered at place ${at + 1} of 65`);
       expect(at).toBeLessThan(12);
     } finally {
       await app.close();
