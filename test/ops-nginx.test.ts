@@ -7,13 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { appOn, smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
-import { nginxInstalled, startNginx, type RunningNginx } from '../src/bench/nginx.js';
+import { startNginx, type RunningNginx } from '../src/bench/nginx.js';
+import { nginxForTests } from './support/nginx-files.js';
 
-const required = process.env.QUARRY_REQUIRE_NGINX === '1';
-if (!nginxInstalled()) {
-  if (required)
-    throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
-}
+const withNginx = nginxForTests();
 
 interface Instance {
   app: FastifyInstance;
@@ -35,7 +32,7 @@ async function instance(archive: string): Promise<Instance> {
   return { app: served.app, port, requests: () => requests, close: served.close };
 }
 
-describe.skipIf(!nginxInstalled())('two instances behind nginx', () => {
+describe.skipIf(!withNginx)('two instances behind nginx', () => {
   let a: Instance;
   let b: Instance;
   let nginx: RunningNginx;

@@ -9,19 +9,17 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nginxInstalled } from '../src/bench/nginx.js';
 import { remoteSpec } from '../src/sources/remote.js';
 import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
-import { serveFiles, type FileServer } from './support/nginx-files.js';
+import { nginxForTests, serveFiles, type FileServer } from './support/nginx-files.js';
 import { portal, replace, until } from './support/remote-portal.js';
 
-if (!nginxInstalled() && process.env.QUARRY_REQUIRE_NGINX === '1')
-  throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
+const withNginx = nginxForTests();
 
 const rich = loadArchiveCase('rich');
 
-describe.skipIf(!nginxInstalled())('faults of archives at http URLs (nginx)', () => {
+describe.skipIf(!withNginx)('faults of archives at http URLs (nginx)', () => {
   let folder: string;
   let server: FileServer;
   let small: string;

@@ -11,7 +11,6 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nginxInstalled } from '../src/bench/nginx.js';
 import { remoteSpec } from '../src/sources/remote.js';
 import { readSourcesFile } from '../src/sources/sources-file.js';
 import { ByteCache, remoteBlocks } from '../src/storage/archive/byte-cache.js';
@@ -20,18 +19,17 @@ import { remoteRequests } from '../src/storage/archive/http-reader.js';
 import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
-import { serveFiles, type FileServer } from './support/nginx-files.js';
+import { nginxForTests, serveFiles, type FileServer } from './support/nginx-files.js';
 import { portal, until } from './support/remote-portal.js';
 import { replayMounted } from './support/replay-mounted.js';
 import { cli, serveProcesses } from './support/serving.js';
 
-if (!nginxInstalled() && process.env.QUARRY_REQUIRE_NGINX === '1')
-  throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
+const withNginx = nginxForTests();
 
 const rich = loadArchiveCase('rich');
 const dist = join(import.meta.dirname, '../dist');
 
-describe.skipIf(!nginxInstalled())('archives at http URLs (nginx)', () => {
+describe.skipIf(!withNginx)('archives at http URLs (nginx)', () => {
   let folder: string;
   let server: FileServer;
   let small: string;

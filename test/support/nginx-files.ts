@@ -4,7 +4,18 @@
  * Stopped and started again on the same port, so a source can see its server go and come back.
  */
 import type { ChildProcess } from 'node:child_process';
-import { freePort, launchNginx, writeMainConfig } from '../../src/bench/nginx.js';
+import { freePort, launchNginx, nginxInstalled, writeMainConfig } from '../../src/bench/nginx.js';
+
+/**
+ * Whether nginx is here for the tests that need it: they are skipped without it, unless CI requires it
+ * (QUARRY_REQUIRE_NGINX=1), where its absence fails at once instead of passing by skipping.
+ */
+export function nginxForTests(): boolean {
+  const installed = nginxInstalled();
+  if (!installed && process.env.QUARRY_REQUIRE_NGINX === '1')
+    throw new Error('QUARRY_REQUIRE_NGINX=1 but /usr/sbin/nginx is missing: npm run setup:system');
+  return installed;
+}
 
 export interface FileServer {
   port: number;
