@@ -5,7 +5,7 @@
  * bound. Faults and replaced files: remote-archive-faults.test.ts. Skipped only where nginx is not installed and
  * QUARRY_REQUIRE_NGINX is not set.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { loadArchiveCase } from './conformance/replay.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
 import { nginxForTests, serveFiles, type FileServer } from './support/nginx-files.js';
+import { runNode } from './support/run-node.js';
 import { portal, until } from './support/remote-portal.js';
 import { replayMounted } from './support/replay-mounted.js';
 import { cli, serveProcesses } from './support/serving.js';
@@ -153,7 +154,9 @@ describe.skipIf(!withNginx)('archives at http URLs (nginx)', () => {
         process.stdout.write(JSON.stringify({ extracted: extractionCount(), nodes: rows[0][0] }));
       `;
       const url = server.url('small.aiida');
-      const answers = await Promise.all([1, 2, 3].map(() => runNode(program, [url, cacheDir])));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => runNode<{ extracted: number; nodes: number }>(program, [url, cacheDir])),
+      );
       expect(answers.map((a) => a.extracted).reduce((a, b) => a + b, 0)).toBe(1);
       expect(answers.map((a) => a.nodes)).toEqual([120, 120, 120]);
       const left = await readdir(join(cacheDir, 'archives'));
@@ -214,20 +217,6 @@ async function filesOf(app: FastifyInstance, source: string): Promise<string[][]
     }
   }
   return out;
-}
-
-/** A Node program run as a process of its own, its JSON output parsed. */
-function runNode(program: string, args: string[]): Promise<{ extracted: number; nodes: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-  });
 }
 
 describe('the block cache of remote archives', () => {

@@ -3,12 +3,12 @@
  * copy, or are told to come back (503 with Retry-After) past their waiting time; a lock left by a process that
  * died is taken over; no half-written copy is ever used.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExtractionBusyError, lockExtraction } from '../src/storage/archive/extract-lock.js';
 import { smallArchive, tempDir } from './helpers.js';
+import { runNode } from './support/run-node.js';
 const dist = join(import.meta.dirname, '../dist/storage/index.js');
 let archive: string;
 
@@ -58,17 +58,7 @@ describe('the extraction lock', () => {
       await b.close();
       process.stdout.write(JSON.stringify({ extracted: extractionCount(), nodes: rows[0][0] }));
     `;
-      const run = () =>
-        new Promise<{ extracted: number; nodes: number }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', program, archive, cacheDir], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let out = '';
-          let err = '';
-          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-          child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-          child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-        });
+      const run = () => runNode<{ extracted: number; nodes: number }>(program, [archive, cacheDir]);
       const answers = await Promise.all([run(), run(), run()]);
       expect(answers.map((a) => a.extracted).reduce((a, b) => a + b, 0)).toBe(1);
       expect(new Set(answers.map((a) => a.nodes)).size).toBe(1);
