@@ -5,7 +5,8 @@
  * profile restored from its dump into a throw-away cluster, judged against the answers the reference gave
  * from that profile. Endpoints in scope must agree (or differ only as docs/compatibility.md says).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
@@ -82,6 +83,9 @@ function table(name: string, verdicts: Verdict[]): string {
 
 describe.skipIf(cases.length === 0)('conformance replay', () => {
   const report: Record<string, Verdict[]> = {};
+  // Every verdict, for reading after the run: in the project's test-results/ (where CI keeps its results), not
+  // in the machine's temporary directory, which the suite leaves as it found it.
+  const reportFile = join(import.meta.dirname, '../test-results/conformance.json');
   afterAll(() => cluster?.destroy());
   for (const { label, data, open } of cases) {
     it(`agrees with the reference on ${label}`, { timeout: 120_000 }, async () => {
@@ -91,7 +95,8 @@ describe.skipIf(cases.length === 0)('conformance replay', () => {
         const verdicts = await replayArchive(app, data);
         report[label] = verdicts;
         console.log(table(label, verdicts));
-        writeFileSync('/tmp/quarry-conformance.json', JSON.stringify(report, null, 1));
+        mkdirSync(join(reportFile, '..'), { recursive: true });
+        writeFileSync(reportFile, JSON.stringify(report, null, 1));
         const failures = verdicts.filter((v) => v.inScope && !v.agree);
         expect(failures.map((f) => `${f.id} [${f.endpoint}]: ${f.problem}`)).toEqual([]);
       } finally {
