@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { creationStatistics, typeCounts } from '../src/query/aggregates.js';
+import { creationStatistics, typeCounts } from '../src/storage/aggregates.js';
 import type { Database } from '../src/storage/types.js';
 import { ARCHIVE_TABLES } from '../src/generate/schema.js';
 import { tempDir } from './helpers.js';

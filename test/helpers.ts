@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { generateArchive } from '../src/generate/index.js';
-import { buildApp, type AppOptions } from '../src/http/app.js';
+import { buildApp, type AppOptions } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import { tempDir } from './support/temp.js';
 

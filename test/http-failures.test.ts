@@ -1,6 +1,6 @@
 /** A 5xx says "see the server log": the log has it, once, with its cause, with or without `--log`. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { flushWarnings, setFailureSink } from '../src/http/failures.js';
 import { HttpError } from '../src/rest/errors.js';
 import { DatabaseUnavailableError, ServerBusyError } from '../src/storage/types.js';

@@ -1,6 +1,6 @@
 /** Kept answers of an archive's costly GETs (src/http/kept-answers.ts) and the links tree served from them. */
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { KeptAnswers } from '../src/http/kept-answers.js';
 import { openArchive } from '../src/storage/index.js';
 import { richFile } from './conformance/corpus.js';

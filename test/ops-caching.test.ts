@@ -3,7 +3,7 @@ import { copyFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { cacheControl, codedTag, entityTag, matchingTag } from '../src/ops/etag.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database } from '../src/storage/types.js';

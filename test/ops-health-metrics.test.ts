@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { setFailureSink } from '../src/http/failures.js';
 import { endpointKinds } from '../src/ops/endpoint-kind.js';
 import { countConditional } from '../src/ops/metrics.js';

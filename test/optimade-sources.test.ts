@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import { openArchive } from '../src/storage/index.js';
 import { OptimadeError } from '../src/optimade/errors.js';

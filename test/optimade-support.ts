@@ -1,7 +1,7 @@
 /** What the OPTIMADE tests share: an app on an archive with a cache folder of its own, removed at close. */
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field */
 import { rmSync } from 'node:fs';
-import { buildApp, type AppOptions } from '../src/http/app.js';
+import { buildApp, type AppOptions } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { tempDir } from './helpers.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable } from '../src/bench/pg-schema.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
-import { creationStatistics } from '../src/query/aggregates.js';
+import { creationStatistics } from '../src/storage/aggregates.js';
 import { PostgresDatabase } from '../src/storage/postgres/database.js';
 
 const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;

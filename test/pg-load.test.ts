@@ -14,7 +14,7 @@ import { benchBackend } from '../src/bench/backend.js';
 import { copyText, loadIntoPostgres, type LoadReport } from '../src/bench/pg-load.js';
 import { schemaIndexNames } from '../src/bench/pg-schema.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import type { StorageBackend } from '../src/storage/types.js';

@@ -7,7 +7,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
 import { sourceOpener } from '../src/sources/open.js';

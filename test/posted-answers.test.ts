@@ -12,7 +12,7 @@ import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
 import { richFile } from './conformance/corpus.js';
 import { sqliteDosFolder } from './support/profile-fixtures.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { flushWarnings, setFailureSink } from '../src/http/failures.js';
 import { PostgresDatabase } from '../src/storage/postgres/database.js';
 import type { PostgresServers } from '../src/storage/postgres/servers.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openContainer } from '../src/storage/disk-objectstore.js';
 import { openPostgres } from '../src/storage/postgres/backend.js';
 import type { PostgresServers } from '../src/storage/postgres/servers.js';

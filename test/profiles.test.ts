@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { truncateSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
 import { postgresTarget, redacted } from '../src/storage/postgres/url.js';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { QueryStoppedError, QueryTimeoutError, type StorageBackend } from '../src/storage/types.js';

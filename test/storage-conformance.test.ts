@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creationStatistics, typeCounts } from '../src/query/aggregates.js';
+import { creationStatistics, typeCounts } from '../src/storage/aggregates.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
 import { richFile, SHARED_ARCHIVES, sharedArchive } from './conformance/corpus.js';

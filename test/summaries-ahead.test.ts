@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { warmUp } from '../src/ops/warm-up.js';
 import { STALE_AFTER_MS, summary } from '../src/rest/summary-cache.js';
 import { openArchive } from '../src/storage/index.js';

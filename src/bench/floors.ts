@@ -6,7 +6,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../server/app.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCommand, type Options } from './options.js';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../server/app.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../server/app.js';
 import { openSideTable } from '../optimade/side-table.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import type { DriveJob, DriveResult } from './drive.js';

@@ -3,7 +3,7 @@
  * on as many processes as `quarry serve --processes`, supervised the same way.
  */
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../server/app.js';
 import { warmUp } from '../ops/warm-up.js';
 import { BENCH_METRICS, benchBackend } from './backend.js';
 

@@ -101,7 +101,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
       : undefined;
   if (supervised) reportOpened();
   // Loaded after the storages are open, so that the supervisor's other processes start while this one loads it.
-  const { buildApp } = await import('../http/app.js');
+  const { buildApp } = await import('../server/app.js');
   const app = await buildApp({
     ...(portal === undefined ? { backends } : { catalog: portal.catalog }),
     prefix: options.prefix,

@@ -36,7 +36,7 @@ export interface AppOptions {
   queryTimeoutMs?: number;
   /** Most rows of one posted QueryBuilder answer (default 10,000). */
   maxRows?: number;
-  /** Limits on how long a connection may take (app.ts); the defaults suit a server open to the public. */
+  /** Limits on how long a connection may take (src/server/app.ts); the defaults suit a server open to the public. */
   timeouts?: Partial<ServerTimeouts>;
   /** `max-age` of archive answers in seconds (default 300); 0 makes them `no-cache`. See src/ops/etag.ts. */
   cacheMaxAge?: number;
@@ -53,7 +53,7 @@ export interface AppOptions {
   metrics?: boolean;
 }
 
-/** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
+/** Limits on how long a connection may take, in ms; src/server/app.ts says why each is what it is. */
 export interface ServerTimeouts {
   headersMs: number;
   requestMs: number;

@@ -7,7 +7,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { newRequestId } from '../ops/request-log.js';
+import { newRequestId } from './request-id.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -4,7 +4,7 @@
  * with its stack, the expected ones of load and outages (503) summarised.
  */
 import type { FastifyRequest } from 'fastify';
-import { WarningSummary } from '../ops/warning-summary.js';
+import { WarningSummary } from '../util/warning-summary.js';
 import { HttpError } from '../rest/errors.js';
 import { SourceOpenFailedError } from '../sources/refusals.js';
 

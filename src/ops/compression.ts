@@ -28,6 +28,7 @@ import {
   type ZlibOptions,
 } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sharedKeyOf } from '../http/shared-bytes.js';
 import { KeptOnce } from '../util/bytes-kept.js';
 
 export type Coding = 'br' | 'gzip';
@@ -49,15 +50,6 @@ const GZIP: ZlibOptions = { level: 5 };
  * many ask at once (and in the thread pool, as any large answer).
  */
 const coded = new KeptOnce<Buffer>(32 * 1024 * 1024, (body) => body.length);
-const codedKeys = new WeakMap<FastifyReply, string>();
-
-/**
- * Say that this reply's bytes are the same for every request with this `key` (which must name everything they
- * are made of): its compressed forms are then made once and kept.
- */
-export function shareCompressed(reply: FastifyReply, key: string): void {
-  codedKeys.set(reply, key);
-}
 
 /** Compressed forms kept (tests). */
 export function compressedKept(): { entries: number; bytes: number } {
@@ -187,7 +179,7 @@ export function registerCompression(app: FastifyInstance, options: CompressionOp
       const coding = chooseCoding(request.headers['accept-encoding'], payload.length);
       if (coding === undefined) return done(null, payload);
       reply.header('Content-Encoding', coding);
-      const shared = codedKeys.get(reply);
+      const shared = sharedKeyOf(reply);
       if (shared !== undefined) return sendShared(reply, `${coding}\u0000${shared}`, coding, payload, done);
       if (payload.length <= SYNC_LIMIT) return sendCompressed(reply, compressSync(coding, payload), done);
       return compressAsync(coding, payload, (error, out) =>

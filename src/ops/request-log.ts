@@ -5,11 +5,11 @@
  * when it has been answered (Fastify's own two lines per request stay off), as JSON or, for people, pretty
  * (the default on a terminal). Without `--log`, nothing is written per request.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import pinoPretty from 'pino-pretty';
 import type { AppContext } from '../http/context.js';
+import { newRequestId } from '../http/request-id.js';
 import { requestSourceName } from '../http/request.js';
 import { endpointKinds } from './endpoint-kind.js';
 
@@ -26,14 +26,6 @@ export interface RequestLogOptions {
 
 /** Ids of proxies and tracers (UUIDs, hex, base64) fit; anything else is replaced, never echoed. */
 const SAFE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
-/** Per process, so that ids made by several serving processes (and restarts) do not collide. */
-const ID_PREFIX = randomBytes(4).toString('hex');
-let made = 0;
-
-export function newRequestId(): string {
-  return `${ID_PREFIX}-${(++made).toString(36)}`;
-}
-
 function requestId(raw: IncomingMessage): string {
   const given = raw.headers['x-request-id'];
   return typeof given === 'string' && SAFE_ID.test(given) ? given : newRequestId();

@@ -3,7 +3,7 @@
  * aiida-core's Namespace builds it (restapi/common/identifiers.py), with the same labels, paths and full types.
  */
 import { constructFullType } from '../domain/full-type.js';
-import type { TypeCount } from '../query/aggregates.js';
+import type { TypeCount } from '../storage/aggregates.js';
 
 const UNREGISTERED = '~no-entry-point~';
 

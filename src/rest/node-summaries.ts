@@ -3,7 +3,7 @@
  * kept with the storage when it has them (an archive's extracted copy), else computed and kept per data
  * version (summary-cache.ts). `warmSummaries` computes the whole database's ahead of the first request.
  */
-import { creationStatistics, typeCounts, type TypeCount } from '../query/aggregates.js';
+import { creationStatistics, typeCounts, type TypeCount } from '../storage/aggregates.js';
 import type { StorageBackend } from '../storage/types.js';
 import { nodeNamespace } from './namespace.js';
 import { keptSummary, summary, type Summarised } from './summary-cache.js';

@@ -122,7 +122,7 @@ export interface SourceHealth {
   servers?: ServerState[];
 }
 
-/** Summaries a storage may keep: the name of the function of query/aggregates.ts whose result it is. */
+/** Summaries a storage may keep: the name of the function of storage/aggregates.ts whose result it is. */
 export type KeptSummaryName = 'creationStatistics' | 'typeCounts';
 
 /** How a storage runs its queries; every field has a default. */

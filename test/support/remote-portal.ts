@@ -5,7 +5,7 @@
 import { copyFileSync, renameSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { SourceCatalog } from '../../src/sources/catalog.js';
 import { sourceOpener } from '../../src/sources/open.js';
 import type { PortalSpec } from '../../src/sources/spec.js';

@@ -20,7 +20,7 @@ import { derivedOf, exportNode } from '../../rest/download.js';
 import type { AppContext } from '../context.js';
 import { envelope, listHeaders } from '../envelope.js';
 import { keptGets } from '../kept-answers.js';
-import { shareCompressed } from '../../ops/compression.js';
+import { shareCompressed } from '../shared-bytes.js';
 import { toJson } from '../../util/exact-json.js';
 import { logFailure } from '../failures.js';
 import { parseRequest, requestTimeLimitMs, type ParsedRequest } from '../request.js';

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../rest/errors.js';
 import { postedAnswer } from '../../rest/posted-answers.js';
-import { shareCompressed } from '../../ops/compression.js';
+import { shareCompressed } from '../shared-bytes.js';
 import type { AppContext } from '../context.js';
 import { listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
@@ -86,7 +86,7 @@ function anyContentType(request: FastifyRequest, _reply: FastifyReply, done: () 
   done();
 }
 
-/** The body text (app.ts keeps every body as text) read as JSON. */
+/** The body text (src/server/app.ts keeps every body as text) read as JSON. */
 function bodyJson(body: unknown): unknown {
   if (typeof body !== 'string' || body.trim() === '')
     throw badRequest(`The request body is empty; ${WANTED}`);

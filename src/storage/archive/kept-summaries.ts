@@ -4,7 +4,7 @@
  * every serving process at its first such request after every start) are paid once per archive.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { creationStatistics, typeCounts } from '../../query/aggregates.js';
+import { creationStatistics, typeCounts } from '../aggregates.js';
 import type { Database, KeptSummaryName, SqlRow } from '../types.js';
 
 const TABLE = 'quarry_summaries';

@@ -1,9 +1,11 @@
 /**
  * Grouped counts that the QueryBuilder cannot express (it has no GROUP BY): node creation statistics and
  * node counts per (node_type, process_type). One grouped scan each, instead of one count per type or day.
- * Values are bound; the only dialect difference is how a timestamp is cut to its UTC day.
+ * Values are bound; the only dialect difference is how a timestamp is cut to its UTC day. They live with the
+ * storage, below the query engine, because an archive's extraction keeps them in its copy (archive/kept-summaries.ts)
+ * and the REST summaries compute them on live profiles (src/rest/node-summaries.ts).
  */
-import type { Database } from '../storage/types.js';
+import type { Database } from './types.js';
 
 export interface CreationStatistics {
   total: number;

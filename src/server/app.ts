@@ -1,30 +1,34 @@
-/** The Fastify application: one request path for every endpoint of the v4 API. */
+/**
+ * The server put together: the Fastify application with the request path of the v4 API (src/http/) and the
+ * plugins above it (src/ops/: compression, ETags, metrics, health, logs, OpenAPI, the explorer UI; and
+ * src/optimade/). It sits above all of them, so that every import points down.
+ */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerCompression } from '../ops/compression.js';
 import { registerCaching } from '../ops/etag.js';
 import { registerOpenApi } from '../ops/openapi/index.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
-import { contextFrom, type AppOptions, type ServerTimeouts } from './context.js';
-import { clientError, frameworkError, refuseConnect } from './early-errors.js';
-import { listEndpoints } from './endpoints.js';
-import { errorAnswer, logFailure } from './failures.js';
-import { registerMethods } from './methods.js';
-import { sourceRewriter } from './mount.js';
-import { originProblem } from './origin.js';
-import { registerSourceLeases } from './request.js';
-import { registerSourceIndex } from './routes/sources.js';
-import { registerCollections } from './routes/collections.js';
-import { registerNodeItems } from './routes/node-items.js';
-import { registerNodeStats } from './routes/node-stats.js';
-import { registerQueryBuilder } from './routes/querybuilder.js';
-import { registerServer } from './routes/server.js';
+import { contextFrom, type AppOptions, type ServerTimeouts } from '../http/context.js';
+import { clientError, frameworkError, refuseConnect } from '../http/early-errors.js';
+import { listEndpoints } from '../http/endpoints.js';
+import { errorAnswer, logFailure } from '../http/failures.js';
+import { registerMethods } from '../http/methods.js';
+import { sourceRewriter } from '../http/mount.js';
+import { originProblem } from '../http/origin.js';
+import { registerSourceLeases } from '../http/request.js';
+import { registerSourceIndex } from '../http/routes/sources.js';
+import { registerCollections } from '../http/routes/collections.js';
+import { registerNodeItems } from '../http/routes/node-items.js';
+import { registerNodeStats } from '../http/routes/node-stats.js';
+import { registerQueryBuilder } from '../http/routes/querybuilder.js';
+import { registerServer } from '../http/routes/server.js';
 import { registerOptimade } from '../optimade/index.js';
 import { registerUi } from '../ops/ui.js';
 import { registerHealth } from '../ops/health.js';
 import { registerMetrics } from '../ops/metrics.js';
 import { logServerOptions, registerRequestLog } from '../ops/request-log.js';
-import { retryOnServerLoss } from './retry.js';
+import { retryOnServerLoss } from '../http/retry.js';
 
 export type { AppOptions };
 
