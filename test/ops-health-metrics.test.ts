@@ -126,19 +126,22 @@ describe('metrics', () => {
       await get(served.port, '/api/v4/nodes/no-such-node');
       await get(served.port, '/api/v4/nodes/?limit=3');
       await get(served.port, '/no/such/url');
+      await get(served.port, '/api/v4/nodes/?limit=4');
       const answer = await get(served.port, '/metrics');
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/);
       const text = answer.text;
       const delta = (series: string) => sample(text, series) - sample(before, series);
-      expect(delta('quarry_http_requests_total{kind="node_list",status="200"}')).toBe(2);
+      expect(delta('quarry_http_requests_total{kind="node_list",status="200"}')).toBe(3);
       expect(delta('quarry_http_requests_total{kind="node_page",status="200"}')).toBe(1);
       expect(delta('quarry_http_requests_total{kind="node",status="404"}')).toBe(1);
       expect(delta('quarry_http_requests_total{kind="not_found",status="404"}')).toBe(1);
-      expect(delta('quarry_http_request_duration_seconds_count{kind="node_list"}')).toBe(2);
+      expect(delta('quarry_http_request_duration_seconds_count{kind="node_list"}')).toBe(3);
+      // The same listing twice: its answer is kept; another limit: its plan is.
+      expect(delta('quarry_kept_answers_total{kind="node_list",result="hit"}')).toBe(1);
+      expect(delta('quarry_kept_answers_total{kind="node_list",result="miss"}')).toBe(2);
       expect(delta('quarry_query_duration_seconds_count')).toBeGreaterThanOrEqual(4);
       expect(delta('quarry_plan_cache_lookups_total{result="hit"}')).toBeGreaterThan(0);
-      // The same page twice: its plan is kept.
       expect(sample(text, 'quarry_query_timeouts_total')).toBe(0);
       expect(sample(text, `quarry_source_ready{source="${served.backend.name}",kind="archive"}`)).toBe(1);
       expect(sample(text, `quarry_queries_waiting{source="${served.backend.name}",lane="ordinary"}`)).toBe(0);

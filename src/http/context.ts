@@ -51,6 +51,11 @@ export interface AppOptions {
   logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Answer GET /metrics and count what it shows (src/ops/metrics.ts). */
   metrics?: boolean;
+  /**
+   * Whole GET answers kept while their data is unchanged (src/ops/kept-gets.ts): in `bytes` (default 64 MiB)
+   * of this process's memory, or of `file`, read by every serving process of the machine. `false`: none.
+   */
+  keptAnswers?: false | { bytes?: number; file?: string };
 }
 
 /** Limits on how long a connection may take, in ms; src/server/app.ts says why each is what it is. */

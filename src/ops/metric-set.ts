@@ -17,6 +17,7 @@ import {
   type StorageBackend,
 } from '../storage/types.js';
 import type { EndpointKind } from './endpoint-kind.js';
+import { keptGetUse } from './kept-gets.js';
 import { sourceHealth } from './health.js';
 import { Histogram, StatusCounter, register, type HistogramSeries } from './tally.js';
 
@@ -85,6 +86,19 @@ export function metricSet(
   conditional.inc({ result: 'modified' }, 0);
 
   // Kept counts of other layers, read when scraped (counters set to the kept total).
+  new Counter({
+    name: 'quarry_kept_answers_total',
+    help: 'Lookups of kept whole GET answers, by endpoint kind: sent kept (hit) or made (miss)',
+    labelNames: ['kind', 'result'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, counts] of keptGetUse()) {
+        this.inc({ kind, result: 'hit' }, counts.hits);
+        this.inc({ kind, result: 'miss' }, counts.misses);
+      }
+    },
+  });
   new Counter({
     name: 'quarry_plan_cache_lookups_total',
     help: 'Lookups of compiled QueryBuilder plans: found kept (hit) or compiled (miss)',

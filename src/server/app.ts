@@ -6,6 +6,8 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { registerCompression } from '../ops/compression.js';
 import { registerCaching } from '../ops/etag.js';
+import { keptGets } from '../ops/kept-gets.js';
+import { memoryAnswerStore } from '../ops/answer-store.js';
 import { registerOpenApi } from '../ops/openapi/index.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
@@ -60,6 +62,13 @@ function serverTimeouts(options: AppOptions): ServerTimeouts {
  * would only make an over-long id a 414 where every other id that names nothing is a 404.
  */
 const MAX_PARAM_LENGTH = 64 * 1024;
+
+/** Where whole GET answers are kept, as the options say. */
+function keptStore(options: AppOptions) {
+  const kept = options.keptAnswers;
+  if (kept === false) return { enabled: false };
+  return { store: memoryAnswerStore(kept?.bytes ?? 64 * 1024 * 1024) };
+}
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx = contextFrom(options);
@@ -123,9 +132,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRequestLog(app, ctx, log);
   await registerMetrics(app, ctx, options.metrics ?? false);
   registerHealth(app, ctx);
+  const kept = keptGets(ctx, keptStore(options));
+  // Kept answers are taken as rendered, before compression; compressed forms are kept by the compression plugin.
+  kept.registerCapture(app);
   // Compression first: the tag written on an answer names the coding it was sent with.
   if (options.compression ?? true) registerCompression(app);
   registerCaching(app, ctx, { maxAgeSeconds: options.cacheMaxAge ?? 300, vary: options.compression ?? true });
+  // After the tags: a client that holds the answer gets its 304 first.
+  kept.registerReplay(app);
   retryOnServerLoss(app, ctx);
   registerServer(app, ctx);
   registerSourceIndex(app, ctx);

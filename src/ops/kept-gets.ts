@@ -1,0 +1,134 @@
+/**
+ * Whole answers of GET requests, kept as the bytes sent while the data they were read from is unchanged: a
+ * repeated page, node, links or contents request costs a lookup instead of the database and the rendering.
+ * On a live profile every GET went to PostgreSQL (3-4x slower than the same data as an archive) while posted
+ * answers were already kept per data version; now both are.
+ *
+ * An answer is kept under its entity tag (src/ops/etag.ts), which already names everything its bytes are a
+ * function of: the data (an archive's identity, a live database's data version, read at most once a second),
+ * the URL, the base URL and the settings. So only answers the tag plugin tags are kept (the API's and not
+ * OPTIMADE's, whose time stamps differ); a data change gives a new tag, and answers after it are made anew.
+ * Their compressed forms are made once and kept by the compression plugin (src/http/shared-bytes.ts).
+ *
+ * Two hooks: `capture` (onSend, registered before compression, so it sees the bytes as rendered) keeps a 200
+ * answer; `replay` (preHandler, registered after the tag plugin, so a 304 still comes first) sends a kept one.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../http/context.js';
+import { isUntaggable } from '../http/request.js';
+import { shareCompressed } from '../http/shared-bytes.js';
+import { endpointKinds, type EndpointKind } from './endpoint-kind.js';
+import { memoryAnswerStore, type AnswerStore, type KeptAnswer } from './answer-store.js';
+
+/** Answers larger than this are made for each request (a large download is read as it is sent). */
+const LARGEST_KEPT = 8 * 1024 * 1024;
+
+/** Headers that are the request's own, or written after the kept bytes by later hooks. */
+const NOT_KEPT = new Set([
+  'x-request-id',
+  'access-control-allow-origin',
+  'content-length',
+  'etag',
+  'cache-control',
+  'content-encoding',
+  'vary',
+]);
+
+/** Lookups of kept GET answers by endpoint kind, for /metrics (all apps of the process together). */
+const use = new Map<EndpointKind, { hits: number; misses: number }>();
+
+export function keptGetUse(): ReadonlyMap<EndpointKind, { hits: number; misses: number }> {
+  return use;
+}
+
+function count(kind: EndpointKind, hit: boolean) {
+  let counts = use.get(kind);
+  if (counts === undefined) use.set(kind, (counts = { hits: 0, misses: 0 }));
+  if (hit) counts.hits++;
+  else counts.misses++;
+}
+
+export interface KeptGetsOptions {
+  /** Where answers are kept (default: this process's memory, 64 MiB). */
+  store?: AnswerStore;
+  /** Off: every answer is made for its request. */
+  enabled?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The name its answer is kept under, when it may be kept and is not kept yet. */
+    quarryKeptKey: string | undefined;
+  }
+}
+
+/** Each app's answers are apart from another's in the same process (tests serve several apps at once). */
+let nextScope = 0;
+
+export interface KeptGetsPlugin {
+  /** The onSend hook that keeps answers: register before compression. */
+  registerCapture(app: FastifyInstance): void;
+  /** The preHandler hook that sends kept answers: register after the tag plugin. */
+  registerReplay(app: FastifyInstance): void;
+}
+
+export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGetsPlugin {
+  const store = options.store ?? memoryAnswerStore(64 * 1024 * 1024);
+  const scope = `${process.pid}.${nextScope++}`;
+  const kindOf = endpointKinds(ctx.prefix);
+  const enabled = options.enabled ?? true;
+
+  const keyOf = (request: FastifyRequest): string | undefined => {
+    const pending = request.quarryCaching;
+    if (pending === undefined || pending.weak || request.method !== 'GET') return undefined;
+    return `${store.shared ? '' : scope}\u0000${pending.tag}`;
+  };
+
+  return {
+    registerCapture(app) {
+      if (!enabled) return;
+      app.decorateRequest('quarryKeptKey', undefined);
+      app.addHook('onSend', (request, reply, payload, done) => {
+        const key = request.quarryKeptKey;
+        if (key === undefined || reply.statusCode !== 200 || isUntaggable(request))
+          return done(null, payload);
+        if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+        const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+        if (body.length > LARGEST_KEPT) return done(null, payload);
+        store.set(key, { body, headers: keptHeaders(reply) });
+        shareCompressed(reply, `kept\u0000${key}`);
+        done(null, body);
+      });
+    },
+    registerReplay(app) {
+      if (!enabled) return;
+      app.addHook('preHandler', (request, reply, done) => {
+        const key = keyOf(request);
+        if (key === undefined) return done();
+        const kind = kindOf(request.routeOptions.url);
+        const kept = store.get(key);
+        count(kind, kept !== undefined);
+        if (kept === undefined) {
+          request.quarryKeptKey = key;
+          return done();
+        }
+        sendKept(reply, key, kept);
+      });
+    },
+  };
+}
+
+function keptHeaders(reply: FastifyReply): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value === undefined || NOT_KEPT.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+function sendKept(reply: FastifyReply, key: string, kept: KeptAnswer) {
+  reply.headers(kept.headers);
+  shareCompressed(reply, `kept\u0000${key}`);
+  reply.send(kept.body);
+}
