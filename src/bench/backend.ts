@@ -39,3 +39,6 @@ export async function benchBackend(
 
 /** Set to 1 in the environment of the benchmark's servers: they count requests for /metrics. */
 export const BENCH_METRICS = 'QUARRY_BENCH_METRICS';
+
+/** The kept answers' file of the benchmark's servers (as quarry serve's in its cache folder); unset: in memory. */
+export const BENCH_KEPT_FILE = 'QUARRY_BENCH_KEPT_FILE';

@@ -142,6 +142,21 @@ async function main(options: Options) {
       runs: options.runs,
       out: options.out,
     });
+  if (options.sideBySide) {
+    const { sideBySide, CONFORMANCE_DATA } = await import('./side-by-side.js');
+    if (options.data !== undefined && options.container === undefined)
+      throw new Error("--side-by-side --data ARCHIVE needs --container TARBALL (the profile's repository)");
+    return sideBySide({
+      archive: options.data ?? CONFORMANCE_DATA.archive,
+      container: options.container ?? CONFORMANCE_DATA.container,
+      processes: options.processes,
+      connections: Number(options.concurrency.split(',')[0]),
+      duration: options.duration,
+      rounds: options.tries,
+      serverDist: options.serverDist,
+      out: options.out,
+    });
+  }
   if (options.views) {
     const file = await dataset(options.nodes);
     return viewsBench({ file, ...options });

@@ -24,6 +24,9 @@ export interface Options {
   search?: number;
   runs: number;
   data?: string;
+  sideBySide?: boolean;
+  container?: string;
+  serverDist?: string;
 }
 
 const atLeastOne = (option: string) => (v: string) => {
@@ -122,6 +125,18 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
       '--sources-asked <n>',
       'with --sources: ask only the first n archives (a large portal by names)',
       count,
+    )
+    .option(
+      '--side-by-side',
+      'instead: the same data as an archive, core.sqlite_dos and PostgreSQL, at the first --concurrency (src/bench/side-by-side.ts)',
+    )
+    .option(
+      '--container <tarball>',
+      'with --side-by-side and --data: the disk-objectstore container of the data',
+    )
+    .option(
+      '--server-dist <dir>',
+      "with --side-by-side: serve with this build's dist/ folder (another version)",
     )
     .action(action);
 }

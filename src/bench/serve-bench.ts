@@ -5,7 +5,7 @@
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../server/app.js';
 import { warmUp } from '../ops/warm-up.js';
-import { BENCH_METRICS, benchBackend } from './backend.js';
+import { BENCH_KEPT_FILE, BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
 if (!file || !Number.isInteger(Number(processes))) {
@@ -16,7 +16,13 @@ if (Number(processes) > 1 && !isServingProcess()) {
 } else {
   const backend = await benchBackend(file, pgUrl);
   // `npm run bench -- --metrics` measures the cost of counting every request (src/ops/metrics.ts).
-  const app = await buildApp({ backends: [backend], metrics: process.env[BENCH_METRICS] === '1' });
+  // As `quarry serve` does: whole answers kept once for the machine, in a file all serving processes open.
+  const keptFile = process.env[BENCH_KEPT_FILE];
+  const app = await buildApp({
+    backends: [backend],
+    metrics: process.env[BENCH_METRICS] === '1',
+    ...(keptFile ? { keptAnswers: { file: keptFile, bytes: 256 * 1024 * 1024 } } : {}),
+  });
   // As `quarry serve` does: a live database's summaries are computed ahead, and /readyz waits for them.
   void warmUp([backend], 600_000, (_backend, error) =>
     process.stderr.write(`warm-up failed: ${error.message}\n`),

@@ -128,6 +128,12 @@ program
     integer('cache-max-age'),
     300,
   )
+  .option(
+    '--kept-answers <MiB>',
+    'whole answers kept for the machine in a file of the cache folder, shared by all serving processes; 0: none',
+    integer('kept-answers'),
+    256,
+  )
   .option('--no-compression', 'never compress answers (gzip, brotli), e.g. when a proxy in front does')
   .option('--log', 'log every request: one line each, on stdout')
   .addOption(

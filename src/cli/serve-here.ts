@@ -1,4 +1,5 @@
 /** Serving from this process: open the storages, start the HTTP server, stop cleanly on a signal. */
+import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
@@ -113,6 +114,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     cacheMaxAge: options.cacheMaxAge,
+    keptAnswers: keptAnswers(files, options),
     compression: options.compression,
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     bodyLimit: options.maxBody,
@@ -149,6 +151,21 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     // SIGHUP: the sources file (and the folders) are read again; the supervisor passes the signal on.
     process.on('SIGHUP', () => portal.watcher.reload());
   }
+}
+
+/**
+ * Whole answers kept once for the machine: a file of the cache folder that every serving process of this
+ * server opens, named by what it serves and how (another server's answers are not this one's).
+ */
+function keptAnswers(files: string[], options: ServeOptions) {
+  const mib = options.keptAnswers ?? 256;
+  if (mib === 0) return false as const;
+  const serving = createHash('sha256')
+    .update(JSON.stringify([files, options]))
+    .digest('hex')
+    .slice(0, 16);
+  const dir = join(options.cacheDir ?? defaultCacheDir(), 'kept-answers');
+  return { file: join(dir, `${serving}.sqlite`), bytes: mib * 1024 * 1024 };
 }
 
 /** Folders and a sources file: a catalog of sources opened on demand, beside those opened at start. */

@@ -23,6 +23,8 @@ export interface ServeOptions {
   log?: boolean;
   /** Cache-Control max-age of archive answers, in seconds. */
   cacheMaxAge?: number;
+  /** MiB of whole answers kept for the machine, in a file of the cache folder (0: none). */
+  keptAnswers?: number;
   /** false with --no-compression. */
   compression?: boolean;
   /** One line per request as JSON, or pretty for people (the default on a terminal). */

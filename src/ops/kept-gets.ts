@@ -8,15 +8,17 @@
  * function of: the data (an archive's identity, a live database's data version, read at most once a second),
  * the URL, the base URL and the settings. So only answers the tag plugin tags are kept (the API's and not
  * OPTIMADE's, whose time stamps differ); a data change gives a new tag, and answers after it are made anew.
- * Their compressed forms are made once and kept by the compression plugin (src/http/shared-bytes.ts).
+ * Their compressed forms are kept beside them, under the coding: made once by the compression plugin, then
+ * sent as they are.
  *
- * Two hooks: `capture` (onSend, registered before compression, so it sees the bytes as rendered) keeps a 200
- * answer; `replay` (preHandler, registered after the tag plugin, so a 304 still comes first) sends a kept one.
+ * Hooks on both sides of compression: `capture` (onSend, registered before it, so it sees the bytes as
+ * rendered) keeps a 200 answer; `replay` (preHandler, registered after the tag plugin, so a 304 still comes
+ * first) sends a kept one, and (onSend, after compression) keeps the compressed form that was sent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { isUntaggable } from '../http/request.js';
-import { shareCompressed } from '../http/shared-bytes.js';
+import { chooseCoding } from './compression.js';
 import { endpointKinds, type EndpointKind } from './endpoint-kind.js';
 import { memoryAnswerStore, type AnswerStore, type KeptAnswer } from './answer-store.js';
 
@@ -59,6 +61,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The name its answer is kept under, when it may be kept and is not kept yet. */
     quarryKeptKey: string | undefined;
+    /** The name its compressed answer is kept under, when it is sent compressed and not kept yet. */
+    quarryCodedKey: string | undefined;
   }
 }
 
@@ -68,8 +72,9 @@ let nextScope = 0;
 export interface KeptGetsPlugin {
   /** The onSend hook that keeps answers: register before compression. */
   registerCapture(app: FastifyInstance): void;
-  /** The preHandler hook that sends kept answers: register after the tag plugin. */
+  /** The hooks that send kept answers and keep compressed forms: register after the tag plugin. */
   registerReplay(app: FastifyInstance): void;
+  close(): void;
 }
 
 export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGetsPlugin {
@@ -96,12 +101,13 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
         const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
         if (body.length > LARGEST_KEPT) return done(null, payload);
         store.set(key, { body, headers: keptHeaders(reply) });
-        shareCompressed(reply, `kept\u0000${key}`);
+        request.quarryCodedKey = key;
         done(null, body);
       });
     },
     registerReplay(app) {
       if (!enabled) return;
+      app.decorateRequest('quarryCodedKey', undefined);
       app.addHook('preHandler', (request, reply, done) => {
         const key = keyOf(request);
         if (key === undefined) return done();
@@ -112,9 +118,21 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
           request.quarryKeptKey = key;
           return done();
         }
-        sendKept(reply, key, kept);
+        const coding = chooseCoding(request.headers['accept-encoding'], kept.body.length);
+        const coded = coding === undefined ? undefined : store.get(`${coding}\u0000${key}`);
+        if (coding !== undefined && coded === undefined) request.quarryCodedKey = key;
+        sendKept(reply, kept, coding, coded);
+      });
+      // After compression: the compressed form sent is kept beside the answer.
+      app.addHook('onSend', (request, reply, payload, done) => {
+        const key = request.quarryCodedKey;
+        const coding = reply.getHeader('content-encoding');
+        if (key !== undefined && typeof coding === 'string' && Buffer.isBuffer(payload))
+          store.set(`${coding}\u0000${key}`, { body: payload, headers: {} });
+        done(null, payload);
       });
     },
+    close: () => store.close(),
   };
 }
 
@@ -127,8 +145,12 @@ function keptHeaders(reply: FastifyReply): Record<string, string> {
   return out;
 }
 
-function sendKept(reply: FastifyReply, key: string, kept: KeptAnswer) {
+function sendKept(reply: FastifyReply, kept: KeptAnswer, coding: string | undefined, coded?: KeptAnswer) {
   reply.headers(kept.headers);
-  shareCompressed(reply, `kept\u0000${key}`);
-  reply.send(kept.body);
+  if (coded === undefined) return reply.send(kept.body);
+  // As the compression plugin sends it; it leaves an answer that has a coding as it is.
+  const vary = reply.getHeader('vary');
+  reply.header('Vary', vary === undefined ? 'Accept-Encoding' : `${String(vary)}, Accept-Encoding`);
+  reply.header('Content-Encoding', coding).header('Content-Length', String(coded.body.length));
+  reply.send(coded.body);
 }

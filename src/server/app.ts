@@ -8,6 +8,7 @@ import { registerCompression } from '../ops/compression.js';
 import { registerCaching } from '../ops/etag.js';
 import { keptGets } from '../ops/kept-gets.js';
 import { memoryAnswerStore } from '../ops/answer-store.js';
+import { answerFile } from '../ops/answer-file.js';
 import { registerOpenApi } from '../ops/openapi/index.js';
 import { HttpError } from '../rest/errors.js';
 import { toJson } from '../util/exact-json.js';
@@ -63,11 +64,15 @@ function serverTimeouts(options: AppOptions): ServerTimeouts {
  */
 const MAX_PARAM_LENGTH = 64 * 1024;
 
+/** The default bound of kept whole answers: of the process's memory, or of the machine's file. */
+const KEPT_BYTES = 64 * 1024 * 1024;
+
 /** Where whole GET answers are kept, as the options say. */
 function keptStore(options: AppOptions) {
   const kept = options.keptAnswers;
   if (kept === false) return { enabled: false };
-  return { store: memoryAnswerStore(kept?.bytes ?? 64 * 1024 * 1024) };
+  const bytes = kept?.bytes ?? KEPT_BYTES;
+  return { store: kept?.file === undefined ? memoryAnswerStore(bytes) : answerFile(kept.file, bytes) };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -135,6 +140,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const kept = keptGets(ctx, keptStore(options));
   // Kept answers are taken as rendered, before compression; compressed forms are kept by the compression plugin.
   kept.registerCapture(app);
+  app.addHook('onClose', (_app, done) => {
+    kept.close();
+    done();
+  });
   // Compression first: the tag written on an answer names the coding it was sent with.
   if (options.compression ?? true) registerCompression(app);
   registerCaching(app, ctx, { maxAgeSeconds: options.cacheMaxAge ?? 300, vary: options.compression ?? true });
