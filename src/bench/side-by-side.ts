@@ -30,7 +30,7 @@ import { child } from './child.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { EXPLORER_GRID_QUERY } from './mix.js';
 import { loadedCluster } from './pg-scale.js';
-import { loadAverage, processTree } from './process-table.js';
+import { loadAverage, processTable, processTree } from './process-table.js';
 
 export interface SideBySideOptions {
   archive: string;
@@ -74,6 +74,14 @@ interface Kind {
   paths: string[];
   body?: unknown;
   fresh?: boolean;
+}
+
+/** User + system CPU time so far of a process and its descendants, in ms. */
+function treeCpuMs(pid: number): number {
+  const table = processTable();
+  let total = 0;
+  for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
+  return total;
 }
 
 /** Memory of a process tree from /proc: resident and proportional (shared pages divided among their users). */
@@ -168,6 +176,8 @@ function drive(job: DriveJob): Promise<DriveResult> {
 
 interface Cell {
   storage: string;
+  /** CPU time of all the server's processes per answer (less disturbed by other work than the rate). */
+  cpuUs: number;
   kind: string;
   rps: number;
   p99: number;
@@ -232,13 +242,16 @@ async function measure(running: Running[], options: SideBySideOptions, cells: Ce
         // Unmeasured first: every variant asked once (what a repeated request is), the plans compiled.
         const warm = await drive(job(1));
         if (kind.fresh) nextFresh = warm.nextLimit;
+        const cpuBefore = treeCpuMs(server.pid);
         const result = await drive(job(options.duration));
+        const cpuUs = result.total > 0 ? (1000 * (treeCpuMs(server.pid) - cpuBefore)) / result.total : 0;
         if (kind.fresh) nextFresh = result.nextLimit;
         const load = loadAverage()[0]!;
         process.stderr.write(
           `${server.storage} | ${kind.name}: ${Math.round(result.rps)}/s (load ${load})\n`,
         );
         const cell = {
+          cpuUs,
           storage: server.storage,
           kind: kind.name,
           rps: result.rps,
@@ -299,14 +312,22 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
     `${options.connections} clients, ${options.duration} s per cell (best of ${options.rounds}), ${options.processes} serving processes;` +
       ` load average ${started.join(' ')} at the start, ${ended.join(' ')} at the end`,
     '',
-    '| request | archive | core.sqlite_dos | PostgreSQL | PostgreSQL / archive |',
+    'Each cell: requests a second, and CPU µs of all the server processes per answer; the ratio is of the rates' +
+      ' (CPU: archive / PostgreSQL, above 1 when PostgreSQL costs less).',
+    '',
+    '| request | archive | core.sqlite_dos | PostgreSQL | PostgreSQL / archive, rate (CPU) |',
     '| --- | ---: | ---: | ---: | ---: |',
   ];
   for (const kind of new Set(cells.map((c) => c.kind))) {
     const [a, s, p] = ['archive', 'core.sqlite_dos', 'PostgreSQL'].map((st) => rate(st, kind));
     const fmt = (c?: Cell) =>
-      c ? `${Math.round(c.rps).toLocaleString('en')}/s${c.errors ? ` (${c.errors} errors)` : ''}` : '-';
-    const ratio = a && p && a.rps > 0 ? (p.rps / a.rps).toFixed(2) : '-';
+      c
+        ? `${Math.round(c.rps).toLocaleString('en')}/s, ${Math.round(c.cpuUs)} µs${c.errors ? ` (${c.errors} errors)` : ''}`
+        : '-';
+    const ratio =
+      a && p && a.rps > 0 && p.cpuUs > 0
+        ? `${(p.rps / a.rps).toFixed(2)} (${(a.cpuUs / p.cpuUs).toFixed(2)})`
+        : '-';
     lines.push(`| ${kind} | ${fmt(a)} | ${fmt(s)} | ${fmt(p)} | ${ratio} |`);
   }
   lines.push(
