@@ -1,5 +1,5 @@
 /** Serving from this process: open the storages, start the HTTP server, stop cleanly on a signal. */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
@@ -12,7 +12,7 @@ import { CliError } from './errors.js';
 import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
 import { extractionProgress } from './progress.js';
 import { shutDownOnSignals } from './shutdown.js';
-import type { ServeOptions } from './serve.js';
+import { SERVING_RUN, type ServeOptions } from './serve.js';
 
 /** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
 async function openSource(
@@ -165,7 +165,8 @@ function keptAnswers(files: string[], options: ServeOptions) {
     .digest('hex')
     .slice(0, 16);
   const dir = join(options.cacheDir ?? defaultCacheDir(), 'kept-answers');
-  return { file: join(dir, `${serving}.sqlite`), bytes: mib * 1024 * 1024 };
+  const run = process.env[SERVING_RUN] ?? randomUUID();
+  return { file: join(dir, `${serving}.sqlite`), bytes: mib * 1024 * 1024, scope: run };
 }
 
 /** Folders and a sources file: a catalog of sources opened on demand, beside those opened at start. */

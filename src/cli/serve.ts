@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * `quarry serve`: serve the sources from this process, or supervise serving processes (--processes). The
  * supervisor serves nothing, so the serving code (HTTP, storages, exporters) is loaded only where it runs.
@@ -75,7 +76,7 @@ export async function runServe(files: string[], options: ServeOptions) {
   if (processes <= 1) return (await import('./serve-here.js')).serveInThisProcess(files, options, false);
   const { port, names } = await superviseProcesses(
     processes,
-    { [SOURCES]: JSON.stringify(files) },
+    { [SOURCES]: JSON.stringify(files), [SERVING_RUN]: randomUUID() },
     {
       shutdownMs: (options.shutdownTimeout ?? 10) * 1000,
       hangUp:
@@ -87,6 +88,12 @@ export async function runServe(files: string[], options: ServeOptions) {
   );
   announce(names, options, port, processes);
 }
+
+/**
+ * A name of this start of the server, the same in all its serving processes: their kept answers are shared
+ * within it, never with another start's (a live database may have changed while no server ran).
+ */
+export const SERVING_RUN = 'QUARRY_SERVING_RUN';
 
 /** The sources a supervisor resolved, for the serving processes it starts. */
 const SOURCES = 'QUARRY_SERVE_SOURCES';

@@ -53,9 +53,10 @@ export interface AppOptions {
   metrics?: boolean;
   /**
    * Whole GET answers kept while their data is unchanged (src/ops/kept-gets.ts): in `bytes` (default 64 MiB)
-   * of this process's memory, or of `file`, read by every serving process of the machine. `false`: none.
+   * of this process's memory, or of `file`, read by every serving process of the machine that gives the same
+   * `scope` (one start of a server: answers of an earlier one are not used). `false`: none.
    */
-  keptAnswers?: false | { bytes?: number; file?: string };
+  keptAnswers?: false | { bytes?: number; file?: string; scope?: string };
 }
 
 /** Limits on how long a connection may take, in ms; src/server/app.ts says why each is what it is. */

@@ -55,6 +55,8 @@ export interface KeptGetsOptions {
   store?: AnswerStore;
   /** Off: every answer is made for its request. */
   enabled?: boolean;
+  /** With a shared store: what names this server's answers among those of others using the same store. */
+  scope?: string;
 }
 
 declare module 'fastify' {
@@ -79,14 +81,14 @@ export interface KeptGetsPlugin {
 
 export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGetsPlugin {
   const store = options.store ?? memoryAnswerStore(64 * 1024 * 1024);
-  const scope = `${process.pid}.${nextScope++}`;
+  const scope = store.shared ? (options.scope ?? '') : `${process.pid}.${nextScope++}`;
   const kindOf = endpointKinds(ctx.prefix);
   const enabled = options.enabled ?? true;
 
   const keyOf = (request: FastifyRequest): string | undefined => {
     const pending = request.quarryCaching;
     if (pending === undefined || pending.weak || request.method !== 'GET') return undefined;
-    return `${store.shared ? '' : scope}\u0000${pending.tag}`;
+    return `${scope}\u0000${pending.tag}`;
   };
 
   return {

@@ -72,7 +72,8 @@ function keptStore(options: AppOptions) {
   const kept = options.keptAnswers;
   if (kept === false) return { enabled: false };
   const bytes = kept?.bytes ?? KEPT_BYTES;
-  return { store: kept?.file === undefined ? memoryAnswerStore(bytes) : answerFile(kept.file, bytes) };
+  if (kept?.file === undefined) return { store: memoryAnswerStore(bytes) };
+  return { store: answerFile(kept.file, bytes), scope: kept.scope ?? '' };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
