@@ -48,6 +48,8 @@ export interface OpenArchiveOptions extends QuerySettings {
   revalidateMs?: number;
   /** The name it is served under, for messages (a portal's source name). */
   sourceName?: string;
+  /** Where the warnings of an AiiDA 1.x archive's conversion go, one line each (default: stderr). */
+  onWarning?: (line: string) => void;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
