@@ -14,6 +14,7 @@ import { sourceOpener } from '../src/sources/open.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { legacyDir, legacyPresent, legacySkipLine } from './support/legacy-corpus.js';
 import { tinyEntries, tinyExport, UUID, writeLegacyTarGz, writeLegacyZip } from './support/legacy-files.js';
+import { nginxForTests, serveFiles } from './support/nginx-files.js';
 import { tempDir } from './support/temp.js';
 
 const opened: StorageBackend[] = [];
@@ -204,6 +205,17 @@ describe('legacy archives written here', () => {
     } finally {
       await app.close();
       await catalog.close();
+    }
+  });
+
+  it.skipIf(!nginxForTests())('serves a zip at an http(s) URL, reading its files by range', async () => {
+    const folder = tempDir();
+    await writeLegacyZip(join(folder, 'tiny.aiida'), tinyEntries(dataText()));
+    const server = await serveFiles(folder, tempDir('quarry-legacy-nginx-'));
+    try {
+      await check(await open(server.url('tiny.aiida')));
+    } finally {
+      await server.stop();
     }
   });
 
