@@ -48,6 +48,8 @@ export interface OpenArchiveOptions extends QuerySettings {
   revalidateMs?: number;
   /** The name it is served under, for messages (a portal's source name). */
   sourceName?: string;
+  /** Where the warnings of an AiiDA 1.x archive's conversion go, one line each (default: stderr). */
+  onWarning?: (line: string) => void;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
@@ -69,12 +71,9 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
   try {
     const metadata = await readMetadata(zip);
     if (isLegacyVersion(metadata.export_version)) {
-      if (watch !== undefined) {
-        throw new StorageOpenError(
-          `${zip.file} has export version ${String(metadata.export_version)} (AiiDA 1.x): Quarry converts such archives from a file or folder, not from a URL; download it and serve the file`,
-        );
-      }
-      return await openLegacyArchive({ zip }, options);
+      const legacy = await openLegacyArchive({ zip }, options);
+      if (watch === undefined) return legacy;
+      return { ...legacy, revalidationDue: () => watch.due(), revalidate: () => watch.revalidate() };
     }
     if (!zip.get('db.sqlite3')) {
       throw new StorageOpenError(

@@ -21,12 +21,23 @@ class ExactTokenizer extends Tokenizer {
   }
 }
 
-/** A tokenizer that keeps numbers exact and refuses nesting past MAX_JSON_DEPTH. */
-export function exactTokenizer(parser: TokenParser, where: () => string): Tokenizer {
+/**
+ * A tokenizer that keeps numbers exact, refuses nesting past MAX_JSON_DEPTH and (`object`) a text that is not
+ * one JSON object, and ends its parser with it (so a text cut short is an error).
+ */
+export function exactTokenizer(parser: TokenParser, where: () => string, object = false): Tokenizer {
   const tokenizer = new ExactTokenizer();
   let depth = 0;
+  let first = true;
+  tokenizer.onEnd = () => {
+    if (!parser.isEnded) parser.end();
+  };
   tokenizer.onToken = (info) => {
     const token = info.token;
+    if (first && object && token !== TokenType.LEFT_BRACE) {
+      throw new LegacyArchiveError(`${where()} is not a JSON object`);
+    }
+    first = false;
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
       if (++depth > MAX_JSON_DEPTH) {
         throw new LegacyArchiveError(

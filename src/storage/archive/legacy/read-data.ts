@@ -83,7 +83,7 @@ export async function stageData(
       insertSection[section as NodeSection].run(pk, toJson(value));
     }
   };
-  const tokenizer = exactTokenizer(parser, () => 'data.json');
+  const tokenizer = exactTokenizer(parser, () => 'data.json', true);
   let read = 0;
   let pending = 0;
   stage.exec('BEGIN');
@@ -100,6 +100,7 @@ export async function stageData(
         onBytes?.(read);
       }
     }
+    if (read === 0) throw new LegacyArchiveError('data.json is empty');
     if (!tokenizer.isEnded) tokenizer.end();
     stage.exec('COMMIT');
   } catch (error) {
@@ -114,9 +115,8 @@ type BetterSqlite3Statement = BetterSqlite3.Statement<unknown[]>;
 
 function asDataProblem(error: unknown): Error {
   if (error instanceof LegacyArchiveError) return error;
+  // The database's errors (a full disk) are said as such; all others come from the parser.
+  if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) return error as Error;
   const message = (error as Error).message ?? String(error);
-  if ((error as { name?: string }).name?.startsWith('Token') || /JSON|token|Unexpected/i.test(message)) {
-    return new LegacyArchiveError(`data.json is not valid JSON (${message.split('\n')[0]})`);
-  }
-  return error as Error;
+  return new LegacyArchiveError(`data.json is not valid JSON (${message.split('\n')[0]})`);
 }

@@ -60,6 +60,40 @@ export async function stageFiles(
   return count;
 }
 
+/**
+ * Each node's repository_metadata, staged once (`repo`) rather than looked up node by node; the files are read
+ * in pages (one connection cannot write while it iterates).
+ */
+export function stageRepositoryMetadata(stage: Stage): void {
+  const insert = stage.prepare('INSERT INTO repo (uuid, meta) VALUES (?, ?)');
+  const page = stage.prepare(
+    'SELECT uuid, path, key, seq FROM file WHERE (uuid, seq) > (?, ?) ORDER BY uuid, seq LIMIT 10000',
+  );
+  let uuid: string | undefined;
+  let files: { path: string; key: string | null }[] = [];
+  const flush = () => {
+    if (uuid !== undefined) insert.run(uuid, JSON.stringify(repositoryMetadata(files)));
+  };
+  let after: [string, number] = ['', -1];
+  stage.exec('BEGIN');
+  for (;;) {
+    const rows = page.all(...after) as { uuid: string; path: string; key: string | null; seq: number }[];
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      if (row.uuid !== uuid) {
+        flush();
+        uuid = row.uuid;
+        files = [];
+      }
+      files.push(row);
+    }
+    const last = rows[rows.length - 1]!;
+    after = [last.uuid, last.seq];
+  }
+  flush();
+  stage.exec('COMMIT');
+}
+
 type Tree = { [name: string]: Tree | string };
 
 /** A node's repository_metadata from its (path, key) rows: folders {"o": {...}}, files {"k": key}. */

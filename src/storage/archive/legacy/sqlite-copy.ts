@@ -89,12 +89,12 @@ export function finishCopy(db: Copy): void {
   db.pragma('journal_mode = DELETE');
 }
 
-/** An INSERT of the row objects' keys into `table`. */
+/** An INSERT of the row objects' `columns` into `table` (bound by position: faster than by name). */
 export function inserter(db: Copy, table: string, columns: string[], orIgnore = false) {
   const statement = db.prepare(
     `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO ${table} (${columns.join(', ')}) VALUES (${columns
-      .map((c) => `@${c}`)
+      .map(() => '?')
       .join(', ')})`,
   );
-  return (row: Record<string, unknown>) => statement.run(row);
+  return (row: Record<string, unknown>) => statement.run(columns.map((c) => row[c]));
 }
