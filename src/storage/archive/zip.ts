@@ -66,8 +66,6 @@ export interface ZipArchive {
   get(name: string): ZipEntry | undefined;
   /** Every file entry's name (a legacy archive's `nodes/` tree is walked, not looked up). */
   names(): IterableIterator<string>;
-  /** The bytes an entry takes in the zip, for telling a zip bomb from data (legacy/zip-container.ts). */
-  storedSize(name: string): number | undefined;
   /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
   openStream(name: string): Promise<Readable>;
   read(name: string): Promise<Buffer>;
@@ -269,10 +267,6 @@ async function indexEntries(
     },
     names() {
       return positions.keys();
-    },
-    storedSize(name) {
-      const i = positions.get(name);
-      return i === undefined ? undefined : compressedSize[i]!;
     },
     openStream(name) {
       const i = positions.get(name);
