@@ -68,6 +68,7 @@ describe.skipIf(!existsSync(cli))('quarry serve FOLDER (built CLI)', () => {
       optimade: `/${String(body.sources[0]!.name)}/optimade/v1`,
       nodes: null,
       aiida_version: null,
+      export_version: null,
       open: false,
     });
     const some = await fetchJson(port, '/sources/?name=set-19');

@@ -124,6 +124,10 @@ export async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  if (options.legacy !== undefined) {
+    const { legacyBench } = await import('./legacy.js');
+    return legacyBench({ sizes: options.legacy, out: options.out });
+  }
   if (options.sources !== undefined) {
     const { portalBench } = await import('./portal.js');
     await portalBench({

@@ -27,6 +27,7 @@ export interface Options {
   sideBySide?: boolean;
   container?: string;
   serverDist?: string;
+  legacy?: number[];
 }
 
 const atLeastOne = (option: string) => (v: string) => {
@@ -46,6 +47,8 @@ const count = (v: string) => {
   if (!Number.isInteger(n) || n < 100) throw new Error('--nodes must be a whole number >= 100, e.g. 1e4');
   return n;
 };
+
+const sizes = (v: string) => v.split(',').map((s) => count(s.trim()));
 
 /** The command line of `npm run bench`, run with `action`. */
 export function benchCommand(action: (options: Options) => Promise<void>): Command {
@@ -114,6 +117,11 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
     .option(
       '--data <path>',
       'serve this archive (.aiida) or core.sqlite_dos folder instead of a generated archive (with --backend postgres: an archive, loaded)',
+    )
+    .option(
+      '--legacy <sizes>',
+      'instead: write legacy (0.13) archives of these sizes, comma-separated, and time their conversion against the extraction of main_0001 ones (src/bench/legacy.ts)',
+      sizes,
     )
     .option('--out <file>', 'JSON results', 'bench-results.json')
     .option(

@@ -7,6 +7,7 @@ import { replicasBySource } from './replicas.js';
 import { runServe, type ServeOptions } from './serve.js';
 import { CliError } from './errors.js';
 import { quarryVersion } from '../util/version.js';
+import { LEGACY_VERSIONS as LEGACY_EXPORT_VERSIONS } from '../generate/legacy/versions.js';
 
 function integer(name: string) {
   return (value: string) => {
@@ -171,6 +172,17 @@ program
   .requiredOption('--nodes <n>', 'number of nodes', count)
   .requiredOption('--out <file>', 'archive file to write')
   .option('--seed <n>', 'random seed', integer('seed'), 1)
+  .addOption(
+    new Option(
+      '--export-version <version>',
+      'write a legacy archive of this export version (the JSON format of AiiDA 0.x and 1.x) instead of main_0001',
+    ).choices(LEGACY_EXPORT_VERSIONS),
+  )
+  .addOption(
+    new Option('--format <kind>', 'container of a legacy archive (--export-version)')
+      .choices(['zip', 'tar.gz'])
+      .default('zip'),
+  )
   // Loaded when used: a serving supervisor needs none of the generator.
   .action(async (options: Parameters<typeof import('./generate.js').runGenerate>[0]) =>
     (await import('./generate.js')).runGenerate(options),

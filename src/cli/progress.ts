@@ -117,7 +117,10 @@ export function progressDisplay(
 export function extractionProgress(file: string, options?: ProgressOptions): ProgressCallback {
   const display = progressDisplay(`extracting the database of ${file}`, 'bytes', options);
   return (step, done, total) => {
-    if (step === 'copy') display.update(done, total);
+    // 'unpack' (a tar.gz), 'copy' (data.json read), 'files' and 'convert': an AiiDA 1.x archive's conversion.
+    if (step === 'copy' || step === 'unpack') display.update(done, total);
+    else if (step === 'files' && done === 0) display.step('hashing the repository files');
+    else if (step === 'convert' && done === 0) display.step('converting the records');
     else if (step === 'index' && done === 0) display.step('adding indexes');
     else if (step === 'summaries' && done === 0) display.step('computing the node summaries');
     else if (step === 'summaries') display.stop();

@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
+import { isLegacyFolder } from '../storage/archive/archive.js';
 import { isRemote } from '../storage/archive/remote.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
@@ -27,7 +28,9 @@ async function openSource(
       replicas: options.replicasOf?.[source],
     });
   }
-  if (existsSync(source) && statSync(source).isDirectory()) return openSqliteDos(source, storage);
+  const folder = existsSync(source) && statSync(source).isDirectory();
+  // An extracted AiiDA 1.x archive (metadata.json and data.json) is an archive, other folders profiles.
+  if (folder && !(await isLegacyFolder(source))) return openSqliteDos(source, storage);
   return openArchive(source, { ...storage, onExtractProgress: extractionProgress(basename(source)) });
 }
 

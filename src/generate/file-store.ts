@@ -10,6 +10,7 @@ export class FileStore {
   private readonly db: BetterSqlite3.Database;
   private readonly insert: BetterSqlite3.Statement<[string, Buffer]>;
   private readonly page: BetterSqlite3.Statement<[string, number], { key: string; content: Buffer }>;
+  private readonly one: BetterSqlite3.Statement<[string], { content: Buffer }>;
   private count = 0;
 
   constructor(file: string) {
@@ -19,6 +20,7 @@ export class FileStore {
     this.db.exec('CREATE TABLE files (key TEXT PRIMARY KEY, content BLOB NOT NULL) WITHOUT ROWID');
     this.insert = this.db.prepare('INSERT OR IGNORE INTO files VALUES (?, ?)');
     this.page = this.db.prepare('SELECT key, content FROM files WHERE key > ? ORDER BY key LIMIT ?');
+    this.one = this.db.prepare('SELECT content FROM files WHERE key = ?');
     this.db.exec('BEGIN');
   }
 
@@ -27,6 +29,13 @@ export class FileStore {
     const key = createHash('sha256').update(content).digest('hex');
     this.count += this.insert.run(key, content).changes;
     return key;
+  }
+
+  /** The content stored under `key` (the legacy writer reads files by node, not in key order). */
+  get(key: string): Buffer {
+    const row = this.one.get(key);
+    if (!row) throw new Error(`no repository file with key ${key}`);
+    return row.content;
   }
 
   get size(): number {

@@ -5,12 +5,8 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import yazl from 'yazl';
-import { GraphBuilder } from './builder.js';
 import type { FileStore } from './file-store.js';
-import { Rng } from './prng.js';
-import { looseData } from './loose-data.js';
-import { setup } from './setup.js';
-import { arithmetic, pwWorkflow } from './workflows.js';
+import { buildGraph } from './graph.js';
 
 /** Bump when the generated content changes, so cached demo archives are rebuilt. */
 export const GENERATOR_VERSION = 2;
@@ -31,36 +27,17 @@ export interface GenerateSummary {
 
 export async function generateArchive(options: GenerateOptions): Promise<GenerateSummary> {
   const { nodes, out } = options;
-  if (!Number.isInteger(nodes) || nodes < 30) throw new Error('an archive needs at least 30 nodes');
-  const rng = new Rng(options.seed ?? 1);
   await mkdir(dirname(out), { recursive: true });
   const dbFile = `${out}.${process.pid}.db.tmp`;
   const zipFile = `${out}.${process.pid}.tmp`;
-  let builder: GraphBuilder | undefined;
+  let files: FileStore | undefined;
   try {
-    builder = new GraphBuilder(dbFile, rng, nodes);
-    const shared = setup(builder, rng);
-    let reported = 0;
-    // Whole units while there is room for the largest one, then single data nodes to land on `nodes` exactly.
-    while (nodes - builder.nodeCount > 12) {
-      const r = rng.next();
-      if (r < 0.45) pwWorkflow(builder, rng, shared);
-      else if (r < 0.65) arithmetic(builder, rng, shared);
-      else looseData(builder, rng, shared);
-      if (builder.nodeCount - reported >= 1000) {
-        reported = builder.nodeCount;
-        options.onProgress?.(reported, nodes);
-      }
-    }
-    while (builder.nodeCount < nodes) looseData(builder, rng, shared);
-    const files = builder.files;
-    builder.finish();
-    options.onProgress?.(nodes, nodes);
+    files = buildGraph(dbFile, options);
     await writeZip(zipFile, dbFile, files);
     await rename(zipFile, out);
     return { nodes, files: files.size };
   } finally {
-    builder?.files.close();
+    files?.close();
     await rm(`${dbFile}.files`, { force: true });
     await rm(dbFile, { force: true });
     await rm(zipFile, { force: true });

@@ -45,6 +45,8 @@ export interface SourceInfo {
   open: boolean;
   nodes: number | null;
   aiidaVersion: string | null;
+  /** An archive's export version (an AiiDA 1.x archive's original one, such as 0.13), once opened. */
+  exportVersion: string | null;
 }
 
 interface Entry {
@@ -60,6 +62,7 @@ interface Entry {
   retired: boolean;
   nodes: number | null;
   aiidaVersion: string | null;
+  exportVersion: string | null;
   /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
   kind?: SourceKind;
   /** The last opening failed: requests until `until` get its answer without trying again. */
@@ -280,6 +283,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       entry.backend = backend;
       entry.failed = undefined;
       entry.aiidaVersion = backend.aiidaVersion;
+      entry.exportVersion = backend.exportVersion ?? null;
       entry.kind = backend.kind;
       this.openCount += 1;
       this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
@@ -389,6 +393,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
         open: entry.backend !== undefined,
         nodes: entry.nodes,
         aiidaVersion: entry.aiidaVersion,
+        exportVersion: entry.exportVersion,
       });
     }
     return out;
@@ -414,5 +419,6 @@ function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
     retired: false,
     nodes: null,
     aiidaVersion: backend?.aiidaVersion ?? null,
+    exportVersion: backend?.exportVersion ?? null,
   };
 }

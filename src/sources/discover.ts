@@ -1,6 +1,7 @@
 /**
- * Sources in folders: every `.aiida` file and every core.sqlite_dos folder (one with `database.sqlite`) below
- * the folders given, at any depth. Reading names and sizes is all it does: nothing is opened.
+ * Sources in folders: every `.aiida` file, every core.sqlite_dos folder (one with `database.sqlite`) and every
+ * extracted AiiDA 1.x archive (a folder with `metadata.json` and `data.json`) below the folders given, at any
+ * depth. Reading names and sizes is all it does: nothing is opened.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -34,6 +35,14 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
     }
     return;
   }
+  const file = (name: string) => entries.some((e) => e.name === name && e.isFile());
+  if (file('metadata.json') && file('data.json')) {
+    const version = fileVersion(folder);
+    if (version !== undefined) {
+      found.push({ name: nameFrom(folder), kind: 'archive', origin: folder, path: folder, version });
+    }
+    return;
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     if (entry.name.startsWith('.') || SKIPPED.has(entry.name)) continue;
@@ -48,10 +57,14 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
   }
 }
 
-/** Size and modification time: a file replaced in place (a new export under the same name) is served anew. */
+/**
+ * Size and modification time: a file replaced in place (a new export under the same name) is served anew. An
+ * extracted AiiDA 1.x archive (a folder) by its data.json's.
+ */
 export function fileVersion(file: string): string | undefined {
   try {
-    const s = statSync(file);
+    let s = statSync(file);
+    if (s.isDirectory()) s = statSync(join(file, 'data.json'));
     return s.isFile() ? `${s.size}:${s.mtimeMs}:${s.ino}` : undefined;
   } catch {
     return undefined;

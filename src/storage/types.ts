@@ -68,6 +68,8 @@ export interface StorageBackend {
   readonly kind: 'archive' | 'sqlite-profile' | 'postgres-profile';
   /** The AiiDA version recorded with the data (archive metadata or profile database). */
   readonly aiidaVersion: string;
+  /** An archive's export version as its metadata.json says (a legacy archive's is the original, e.g. 0.13). */
+  readonly exportVersion?: string;
   readonly db: Database;
   readonly repository: Repository;
   /**

@@ -27,6 +27,10 @@ export function registerServer(app: FastifyInstance, ctx: AppContext) {
         API_prefix: ctx.prefix,
         API_revision_version: API_VERSION[2],
         AiiDA_version: backend.aiidaVersion,
+        // An AiiDA 1.x archive, converted by Quarry: the version of the format it was written in.
+        ...(backend.exportVersion !== undefined && /^0\./.test(backend.exportVersion)
+          ? { archive_export_version: backend.exportVersion }
+          : {}),
       }),
     );
   });

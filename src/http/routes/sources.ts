@@ -63,6 +63,7 @@ export function registerSourceIndex(app: FastifyInstance, ctx: AppContext) {
           optimade: `${root}/${s.name}/optimade/v1`,
           nodes: s.nodes,
           aiida_version: s.aiidaVersion,
+          export_version: s.exportVersion,
           open: s.open,
         })),
         total: all.length,

@@ -246,8 +246,22 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
       API_revision_version: str,
       API_prefix: str,
       AiiDA_version: { type: 'string', description: 'The AiiDA version recorded with the data served' },
+      archive_export_version: {
+        type: 'string',
+        description:
+          'Only for an AiiDA 0.x/1.x archive (which Quarry converts at its first opening): its export version, 0.1 to 0.13',
+      },
     },
-    { examples: [EXAMPLES.server] },
+    {
+      examples: [EXAMPLES.server],
+      required: [
+        'API_major_version',
+        'API_minor_version',
+        'API_revision_version',
+        'API_prefix',
+        'AiiDA_version',
+      ],
+    },
   ),
   EndpointListing: closed({
     available_endpoints: {

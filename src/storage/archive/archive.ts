@@ -4,7 +4,8 @@
  * read from the zip on demand, never unpacked.
  */
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
 import type { ProgressCallback } from '../observe.js';
@@ -18,6 +19,9 @@ import {
   type StorageBackend,
 } from '../types.js';
 import { extractDatabase } from './extract.js';
+import { openLegacyArchive } from './legacy/open.js';
+import { isTarFile } from './legacy/tar-unpack.js';
+import { isLegacyVersion } from './legacy/versions.js';
 import { keptSummary } from './kept-summaries.js';
 import { isRemote, openRemoteZip, RemoteWatch } from './remote.js';
 import { oneLine, openZip, type ZipArchive } from './zip.js';
@@ -44,11 +48,20 @@ export interface OpenArchiveOptions extends QuerySettings {
   revalidateMs?: number;
   /** The name it is served under, for messages (a portal's source name). */
   sourceName?: string;
+  /** Where the warnings of an AiiDA 1.x archive's conversion go, one line each (default: stderr). */
+  onWarning?: (line: string) => void;
 }
 
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StorageBackend> {
   let zip: ZipArchive;
   let watch: RemoteWatch | undefined;
+  // AiiDA 0.x/1.x archives that are not zips: an extracted folder, or a tar.gz (legacy/open.ts).
+  if (!isRemote(file)) {
+    const info = await stat(file).catch(() => undefined);
+    if (info?.isDirectory() && (await isLegacyFolder(file)))
+      return openLegacyArchive({ folder: file }, options);
+    if (info?.isFile() && (await isTarFile(file))) return openLegacyArchive({ tar: file }, options);
+  }
   if (isRemote(file)) {
     const remote = await openRemoteZip(file);
     zip = remote.zip;
@@ -57,6 +70,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
   let db: Database | undefined;
   try {
     const metadata = await readMetadata(zip);
+    if (isLegacyVersion(metadata.export_version)) {
+      const legacy = await openLegacyArchive({ zip }, options);
+      if (watch === undefined) return legacy;
+      return { ...legacy, revalidationDue: () => watch.due(), revalidate: () => watch.revalidate() };
+    }
     if (!zip.get('db.sqlite3')) {
       throw new StorageOpenError(
         `${zip.file} has no db.sqlite3 although its metadata says export version ${String(metadata.export_version)}; the archive is incomplete: export it again`,
@@ -105,6 +123,7 @@ function archiveBackend(
     name: basename(isRemote(file) ? new URL(file).pathname : file).replace(/\.aiida$/, ''),
     kind: 'archive',
     aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
+    exportVersion: String(metadata.export_version),
     identity,
     db,
     repository: zipRepository(zip),
@@ -152,7 +171,7 @@ async function readMetadata(zip: ZipArchive): Promise<Record<string, unknown>> {
     throw new StorageOpenError(`${file}: metadata.json is not a JSON object; the archive is damaged`);
   }
   const version = (metadata as { export_version?: unknown }).export_version;
-  if (typeof version === 'string' && SUPPORTED_VERSIONS.has(version)) {
+  if (typeof version === 'string' && (SUPPORTED_VERSIONS.has(version) || isLegacyVersion(version))) {
     return metadata as Record<string, unknown>;
   }
   throw new StorageOpenError(versionProblem(file, version));
@@ -164,7 +183,7 @@ function versionProblem(file: string, version: unknown): string {
   }
   const shown = JSON.stringify(version);
   if (typeof version === 'string' && /^0\.\d+$/.test(version)) {
-    return `${file} has export version ${shown}, the JSON-based format of AiiDA 1.x; convert it with 'verdi archive migrate ${file} new.aiida' (AiiDA 2.x) and serve new.aiida`;
+    return `${file} has the unknown export version ${shown}; Quarry reads 0.1 to 0.13 and main_0000 to main_0001`;
   }
   if (typeof version === 'string' && /^main_\d{4}/.test(version)) {
     return `${file} has export version ${shown}, newer than Quarry reads (main_0000 to main_0001); use a newer Quarry`;
@@ -219,4 +238,12 @@ function zipRepository(zip: ZipArchive, remote = false, sourceName?: string): Re
     // The zip belongs to the backend, which closes it after the database.
     async close() {},
   };
+}
+
+/** A folder holding an extracted legacy archive: metadata.json and data.json. */
+export async function isLegacyFolder(folder: string): Promise<boolean> {
+  const files = await Promise.all(
+    ['metadata.json', 'data.json'].map((name) => stat(join(folder, name)).catch(() => undefined)),
+  );
+  return files.every((info) => info?.isFile() === true);
 }

@@ -63,6 +63,8 @@ async function dropSource(copy: string, source: string): Promise<void> {
   if (isOpen(copy)) return;
   for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`])
     await rm(file, { force: true });
+  // The unpacked repository of a converted tar.gz (extract.ts, filesBeside).
+  await rm(`${copy}.files`, { recursive: true, force: true });
 }
 
 /**

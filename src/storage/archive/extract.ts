@@ -23,7 +23,7 @@ import { StorageOpenError } from '../types.js';
 import { dropSupersededCopies, noteSource } from './copy-sources.js';
 import { ExtractionBusyError, lockExtraction } from './extract-lock.js';
 import { keepSummaries } from './kept-summaries.js';
-import { oneLine, type ZipArchive } from './zip.js';
+import { oneLine, type ZipArchive, type ZipOrigin } from './zip.js';
 
 const DB_ENTRY = 'db.sqlite3';
 /**
@@ -74,21 +74,71 @@ export async function extractDatabase(
   waitMs = Number.POSITIVE_INFINITY,
 ): Promise<string> {
   const entry = zip.get(DB_ENTRY)!;
-  // A file's size and mtime; a remote file's size, ETag and Last-Modified: a replaced file gets a new copy.
-  const origin = await zip.origin();
+  const size = entry.size;
+  return cachedCopy(
+    {
+      file: zip.file,
+      origin: await zip.origin(),
+      fingerprint: zip.fingerprint,
+      async fill(temp, progress) {
+        const source = await zip.openStream(DB_ENTRY);
+        if (progress) {
+          let copied = 0;
+          progress('copy', 0, size);
+          source.on('data', (chunk: Buffer) => progress('copy', (copied += chunk.length), size));
+        }
+        await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
+        if (!(await hasSize(temp, size))) throw new Error(`db.sqlite3 is not the ${size} bytes the zip says`);
+      },
+    },
+    cacheDir,
+    onProgress,
+    waitMs,
+  );
+}
+
+/** How a cached copy is made: from an AiiDA 2.x zip's db.sqlite3, or converted from a legacy archive. */
+export interface CopyRecipe {
+  /** The archive (a path or URL), for messages and the copy's name. */
+  file: string;
+  /** A file's size and mtime; a remote file's size, ETag and Last-Modified: a replaced file gets a new copy. */
+  origin: ZipOrigin;
+  /** What names the content (a zip's central directory hash; a converter's version and its input's). */
+  fingerprint: string;
+  /**
+   * Writes the database to `temp` (a new file). `beside` is where files that go with the copy may be put (a
+   * folder named `<copy>.files`): they are complete once the copy is.
+   */
+  fill(temp: string, onProgress: ProgressCallback | undefined, beside: string): Promise<void>;
+  /** What a failure of `fill` is said as (default: a damaged archive's message). */
+  problem?(error: unknown): string | undefined;
+}
+
+/**
+ * The cached copy the recipe makes, made once (in this process, and across processes sharing the cache
+ * folder), gaining Quarry's indexes, planner statistics and summaries; the steps `onProgress` is told of
+ * after the recipe's own are 'index' and 'summaries'.
+ */
+export async function cachedCopy(
+  recipe: CopyRecipe,
+  cacheDir: string,
+  onProgress?: ProgressCallback,
+  waitMs = Number.POSITIVE_INFINITY,
+): Promise<string> {
+  const { origin } = recipe;
   const identity = createHash('sha256')
     .update(
-      `${origin.size}\0${origin.stamp}\0${zip.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${PLANNER_STATISTICS}\0${KEPT}`,
+      `${origin.size}\0${origin.stamp}\0${recipe.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${PLANNER_STATISTICS}\0${KEPT}`,
     )
     .digest('hex')
     .slice(0, 32);
   const dir = join(cacheDir, 'archives');
-  const label = basename(/^https?:\/\//i.test(zip.file) ? new URL(zip.file).pathname : zip.file)
+  const label = basename(/^https?:\/\//i.test(recipe.file) ? new URL(recipe.file).pathname : recipe.file)
     .replace(/\.aiida$/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .slice(0, 40);
   const target = join(dir, `${label}-${identity}.sqlite3`);
-  if (!(await isComplete(target))) await extractOnce(zip, target, entry.size, onProgress, waitMs);
+  if (!(await isComplete(target))) await extractOnce(recipe, target, onProgress, waitMs);
   // Also when the copy was there already: a copy still open when this one was made may be unused by now.
   const source = origin.source;
   await noteSource(target, source);
@@ -96,17 +146,21 @@ export async function extractDatabase(
   return target;
 }
 
+/** The folder of files kept with a copy (the unpacked repository of a tar.gz). */
+export function filesBeside(copy: string): string {
+  return `${copy}.files`;
+}
+
 /** Extracts into `target`, once however many opens of the archive ask for it at the same time. */
 function extractOnce(
-  zip: ZipArchive,
+  recipe: CopyRecipe,
   target: string,
-  size: number,
   onProgress: ProgressCallback | undefined,
   waitMs: number,
 ): Promise<string> {
   let job = pending.get(target);
   if (!job) {
-    job = extractLocked(zip, target, size, onProgress, waitMs).finally(() => pending.delete(target));
+    job = extractLocked(recipe, target, onProgress, waitMs).finally(() => pending.delete(target));
     pending.set(target, job);
   }
   return job;
@@ -114,9 +168,8 @@ function extractOnce(
 
 /** Once across processes and instances sharing the cache folder (extract-lock.ts). */
 async function extractLocked(
-  zip: ZipArchive,
+  recipe: CopyRecipe,
   target: string,
-  size: number,
   onProgress: ProgressCallback | undefined,
   waitMs: number,
 ): Promise<string> {
@@ -133,20 +186,19 @@ async function extractLocked(
     held = await lockExtraction(target, () => isComplete(target), waitMs);
   } catch (error) {
     if (error instanceof ExtractionBusyError) throw error;
-    throw new StorageOpenError(extractionProblem(zip.file, dir, error));
+    throw new StorageOpenError(extractionProblem(recipe.file, dir, error));
   }
   if (held === undefined) return target;
   try {
-    return await extractTo(zip, target, size, onProgress);
+    return await extractTo(recipe, target, onProgress);
   } finally {
     await held.release();
   }
 }
 
 async function extractTo(
-  zip: ZipArchive,
+  recipe: CopyRecipe,
   target: string,
-  size: number,
   onProgress: ProgressCallback | undefined,
 ): Promise<string> {
   const started = performance.now();
@@ -161,14 +213,9 @@ async function extractTo(
   await removeStaleTemps(dir);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    const source = await zip.openStream(DB_ENTRY);
-    if (onProgress) {
-      let copied = 0;
-      onProgress('copy', 0, size);
-      source.on('data', (chunk: Buffer) => onProgress('copy', (copied += chunk.length), size));
-    }
-    await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
-    if (!(await hasSize(temp, size))) throw new Error(`db.sqlite3 is not the ${size} bytes the zip says`);
+    // Files of an earlier attempt that died before its copy was complete are not trusted.
+    await rm(filesBeside(target), { recursive: true, force: true });
+    await recipe.fill(temp, onProgress, filesBeside(target));
     onProgress?.('index', 0, 1);
     addIndexes(temp);
     onProgress?.('index', 1, 1);
@@ -193,9 +240,14 @@ async function extractTo(
     await rm(`${temp}-journal`, { force: true });
     // Another process may have won the race (a rename onto an open file fails on Windows); its copy is good.
     if (await isComplete(target)) return target;
+    await rm(filesBeside(target), { recursive: true, force: true });
     // A remote archive's server went away or replaced the file: said as such (503, come back).
     if ((error as { status?: unknown }).status === 503) throw error;
-    throw new StorageOpenError(extractionProblem(zip.file, dir, error));
+    if (error instanceof StorageOpenError) throw error;
+    const dirProblem = extractionProblem(recipe.file, dir, error);
+    const code = (error as NodeJS.ErrnoException).code;
+    const own = code === 'ENOSPC' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
+    throw new StorageOpenError((!own && recipe.problem?.(error)) || dirProblem);
   }
   return target;
 }

@@ -64,6 +64,8 @@ export interface ZipArchive {
   /** A hash of the central directory and its end record: changes whenever the content does. */
   readonly fingerprint: string;
   get(name: string): ZipEntry | undefined;
+  /** Every file entry's name (a legacy archive's `nodes/` tree is walked, not looked up). */
+  names(): IterableIterator<string>;
   /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
   openStream(name: string): Promise<Readable>;
   read(name: string): Promise<Buffer>;
@@ -262,6 +264,9 @@ async function indexEntries(
     get(name) {
       const i = positions.get(name);
       return i === undefined ? undefined : { name, size: uncompressedSize[i]! };
+    },
+    names() {
+      return positions.keys();
     },
     openStream(name) {
       const i = positions.get(name);

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench -- --legacy 1e4,1e5,1e6`: the conversion of legacy archives (export version 0.13, the JSON
+ * format of AiiDA 1.x) at each size, opened as `quarry prepare` opens an archive, beside its floor: the
+ * extraction of a main_0001 archive of the same generated graph, in the same run. Every step runs in a
+ * process of its own (legacy-step.ts), so each peak RSS is that step's alone; the writes are timed too.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadAverage } from './process-table.js';
+
+const stepScript = fileURLToPath(new URL('./legacy-step.js', import.meta.url));
+
+interface StepResult {
+  ms?: number;
+  maxRss?: number;
+  error?: string;
+}
+
+function runStep(args: string[]): Promise<StepResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [stepScript, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    proc.once('error', reject);
+    proc.once('exit', (code) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as StepResult);
+      } catch {
+        reject(new Error(`bench step ${args.join(' ')} exited with ${code} without a result`));
+      }
+    });
+  });
+}
+
+const seconds = (r: StepResult) => (r.ms === undefined ? '-' : (r.ms / 1000).toFixed(1));
+const mb = (r: StepResult) => (r.maxRss === undefined ? '-' : String(Math.round(r.maxRss / 1e6)));
+const times = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? '-' : `${(a / b).toFixed(2)}x`;
+
+function markdown(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n') + '\n';
+}
+
+export interface LegacyBenchOptions {
+  sizes: number[];
+  out: string;
+  version?: string;
+}
+
+export async function legacyBench(options: LegacyBenchOptions): Promise<void> {
+  const version = options.version ?? '0.13';
+  const loadStart = loadAverage();
+  const results = [];
+  for (const nodes of options.sizes) {
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-legacy-'));
+    try {
+      const legacyFile = join(dir, `legacy-${nodes}.aiida`);
+      const mainFile = join(dir, `main-${nodes}.aiida`);
+      process.stderr.write(`legacy bench: ${nodes} nodes: writing export version ${version}\n`);
+      const writeLegacy = await runStep(['write-legacy', String(nodes), legacyFile, version]);
+      process.stderr.write(`legacy bench: ${nodes} nodes: writing main_0001\n`);
+      const writeMain = await runStep(['write-main', String(nodes), mainFile]);
+      if (writeLegacy.error || writeMain.error) throw new Error(writeLegacy.error ?? writeMain.error);
+      process.stderr.write(`legacy bench: ${nodes} nodes: converting, then extracting the floor\n`);
+      const convert = await runStep(['open', legacyFile, join(dir, 'cache-legacy')]);
+      const extract = await runStep(['open', mainFile, join(dir, 'cache-main')]);
+      if (convert.error)
+        process.stderr.write(`legacy bench: the ${version} archive was refused: ${convert.error}\n`);
+      results.push({
+        nodes,
+        legacyBytes: statSync(legacyFile).size,
+        mainBytes: statSync(mainFile).size,
+        writeLegacy,
+        writeMain,
+        convert,
+        extract,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const loadEnd = loadAverage();
+  const rows = results.map((r) => [
+    String(r.nodes),
+    `${seconds(r.writeLegacy)} s / ${mb(r.writeLegacy)} MB`,
+    `${seconds(r.writeMain)} s / ${mb(r.writeMain)} MB`,
+    r.convert.error ? 'refused (the message is above)' : `${seconds(r.convert)} s / ${mb(r.convert)} MB`,
+    `${seconds(r.extract)} s / ${mb(r.extract)} MB`,
+    times(r.convert.ms, r.extract.ms),
+    times(r.convert.maxRss, r.extract.maxRss),
+  ]);
+  const table = markdown(
+    [
+      'nodes',
+      `write ${version} (time / peak RSS)`,
+      'write main_0001',
+      `convert ${version} (as quarry prepare)`,
+      'floor: extract main_0001',
+      'time ratio',
+      'RSS ratio',
+    ],
+    rows,
+  );
+  process.stdout.write(
+    `${table}\nload average at start ${loadStart.join(' ')}, at end ${loadEnd.join(' ')}\n`,
+  );
+  writeFileSync(options.out, JSON.stringify({ version, loadStart, loadEnd, results }, null, 2));
+}

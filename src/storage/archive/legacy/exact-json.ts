@@ -1,0 +1,64 @@
+/**
+ * data.json's values read with their numbers as written: a float written `40.0` or `1e-05`, or an integer
+ * past 2^53, is kept as its text (RawJson) and written back as it, as aiida-core's migration (Python's json)
+ * keeps them; Quarry's answers show them so (src/util/json-text.ts).
+ */
+import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
+import { RawJson, toJson } from '../../../util/exact-json.js';
+import { LegacyArchiveError, MAX_JSON_DEPTH } from './limits.js';
+
+export { toJson };
+
+/** A number as JavaScript reads it when JSON.stringify writes it back the same, else its text. */
+export function exactNumber(text: string): number | RawJson {
+  const value = Number(text);
+  return String(value) === text ? value : new RawJson(text);
+}
+
+class ExactTokenizer extends Tokenizer {
+  protected override parseNumber(text: string): number {
+    return exactNumber(text) as number;
+  }
+}
+
+/**
+ * A tokenizer that keeps numbers exact, refuses nesting past MAX_JSON_DEPTH and (`object`) a text that is not
+ * one JSON object, and ends its parser with it (so a text cut short is an error).
+ */
+export function exactTokenizer(parser: TokenParser, where: () => string, object = false): Tokenizer {
+  const tokenizer = new ExactTokenizer();
+  let depth = 0;
+  let first = true;
+  tokenizer.onEnd = () => {
+    if (!parser.isEnded) parser.end();
+  };
+  tokenizer.onToken = (info) => {
+    const token = info.token;
+    if (first && object && token !== TokenType.LEFT_BRACE) {
+      throw new LegacyArchiveError(`${where()} is not a JSON object`);
+    }
+    first = false;
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      if (++depth > MAX_JSON_DEPTH) {
+        throw new LegacyArchiveError(
+          `${where()} nests values more than ${MAX_JSON_DEPTH} levels deep, which no AiiDA archive does`,
+        );
+      }
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+    parser.write(info);
+  };
+  return tokenizer;
+}
+
+/** One JSON text (a staged record) -> its value, numbers exact. */
+export function parseExact(text: string): unknown {
+  const parser = new TokenParser();
+  let out: unknown;
+  parser.onValue = ({ value, stack }) => {
+    if (stack.length === 0) out = value;
+  };
+  const tokenizer = exactTokenizer(parser, () => 'a value');
+  tokenizer.write(text);
+  tokenizer.end();
+  return out;
+}

@@ -1,0 +1,190 @@
+/**
+ * Serving a legacy archive (export versions 0.1-0.13): a zip, a tar.gz or an extracted folder, converted
+ * once into the cached SQLite copy an AiiDA 2.x archive gets (extract.ts: same folder, lock, indexes,
+ * statistics and summaries), then served as one; files come from the archive itself (repository.ts).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { defaultCacheDir } from '../../cache-dir.js';
+import type { ProgressCallback } from '../../observe.js';
+import { SqlitePool } from '../../sqlite-pool.js';
+import { StorageOpenError, type Database, type QuerySettings, type StorageBackend } from '../../types.js';
+import { sourcePath } from '../copy-sources.js';
+import { cachedCopy, type CopyRecipe } from '../extract.js';
+import { keptSummary } from '../kept-summaries.js';
+import { oneLine, type ZipArchive, type ZipOrigin } from '../zip.js';
+import { folderContainer, folderOrigin, zipContainer } from './container.js';
+import { convertLegacy } from './convert.js';
+import { LegacyArchiveError, unpackLimit } from './limits.js';
+import { legacyRepository } from './repository.js';
+import { unpackTar } from './tar-unpack.js';
+
+/** Changing how archives are converted changes this, so that older copies are made anew. */
+const CONVERTER = 'legacy-1';
+
+export type LegacySource = { zip: ZipArchive } | { folder: string } | { tar: string };
+
+export interface OpenLegacyOptions extends QuerySettings {
+  cacheDir?: string;
+  onExtractProgress?: ProgressCallback;
+  extractWaitMs?: number;
+  /** Where warnings of a conversion go (default: stderr). */
+  onWarning?: (line: string) => void;
+}
+
+/** The file or folder's name as served. */
+function nameOf(file: string): string {
+  const base = basename(/^https?:\/\//i.test(file) ? new URL(file).pathname : file);
+  return base.replace(/\.tar\.gz$|\.tgz$|\.aiida$/i, '') || base;
+}
+
+export async function openLegacyArchive(
+  source: LegacySource,
+  options: OpenLegacyOptions = {},
+): Promise<StorageBackend> {
+  const file = 'zip' in source ? source.zip.file : 'folder' in source ? source.folder : source.tar;
+  const { recipe, files } = await recipeOf(source, file);
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const copy = await cachedCopy(recipe, cacheDir, options.onExtractProgress, options.extractWaitMs);
+  const { metadata, warnings } = readKept(copy, file);
+  if (recipe.converted) for (const w of warnings) (options.onWarning ?? warn)(`${file}: ${w}`);
+  let db: Database | undefined;
+  try {
+    db = await SqlitePool.open(copy, {
+      size: options.workers,
+      timeoutMs: options.queryTimeoutMs,
+      maxWaiting: options.maxWaiting,
+      memoryMb: options.queryMemoryMb,
+      shared: options.sharedProcesses,
+      unchanging: true,
+    });
+  } catch (error) {
+    throw new StorageOpenError(
+      `${file}: its converted database cannot be read (${oneLine((error as Error).message)}); delete ${copy} and start again`,
+    );
+  }
+  const repository = legacyRepository(
+    copy,
+    files === undefined ? { zip: (source as { zip: ZipArchive }).zip } : { folder: files(copy) },
+  );
+  const identity = createHash('sha256')
+    .update(`${recipe.origin.size}\0${recipe.fingerprint}`)
+    .digest('base64url')
+    .slice(0, 32);
+  const opened = db;
+  let closed = false;
+  return {
+    name: nameOf(file),
+    kind: 'archive',
+    aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
+    exportVersion: String(metadata.export_version),
+    identity,
+    db: opened,
+    repository,
+    cacheDir,
+    keptSummary: (name) => keptSummary(opened, name),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await repository.close();
+      await opened.close();
+      if ('zip' in source) source.zip.close();
+    },
+  };
+}
+
+function warn(line: string): void {
+  process.stderr.write(`quarry: ${line}\n`);
+}
+
+/** The copy's recipe, and where the files are served from (undefined: from the zip). */
+async function recipeOf(
+  source: LegacySource,
+  file: string,
+): Promise<{ recipe: CopyRecipe & { converted: boolean }; files?: (copy: string) => string }> {
+  const problem = (error: unknown) =>
+    error instanceof LegacyArchiveError
+      ? `${file}: ${error.message}`
+      : `${file} cannot be converted (${oneLine((error as Error).message ?? String(error))}); the archive is damaged or cut short: copy or download it again`;
+  const base = { problem, converted: false };
+  if ('zip' in source) {
+    const zip = source.zip;
+    const origin = await zip.origin();
+    let unpacked = 0;
+    for (const name of zip.names()) unpacked += zip.get(name)!.size;
+    if (unpacked > unpackLimit(origin.size)) {
+      throw new StorageOpenError(
+        `${file} unpacks to ${unpacked} bytes, ${Math.round(unpacked / Math.max(1, origin.size))} times its size: a zip bomb, not an archive`,
+      );
+    }
+    const recipe = {
+      ...base,
+      file,
+      origin,
+      fingerprint: `${CONVERTER}\0${zip.fingerprint}`,
+      async fill(temp: string, onProgress: ProgressCallback | undefined) {
+        recipe.converted = true;
+        await convertLegacy(zipContainer(zip), temp, onProgress);
+      },
+    };
+    return { recipe };
+  }
+  if ('folder' in source) {
+    const root = source.folder;
+    const origin = await folderOrigin(root).catch((error: unknown) => {
+      throw new StorageOpenError(`${file}: ${oneLine((error as Error).message)}`);
+    });
+    const recipe = {
+      ...base,
+      file,
+      origin,
+      fingerprint: `${CONVERTER}\0folder`,
+      async fill(temp: string, onProgress: ProgressCallback | undefined) {
+        recipe.converted = true;
+        await convertLegacy(folderContainer(root), temp, onProgress);
+      },
+    };
+    return { recipe, files: () => root };
+  }
+  const tar = source.tar;
+  const info = await stat(tar);
+  const origin: ZipOrigin = { size: info.size, stamp: String(info.mtimeMs), source: await sourcePath(tar) };
+  const recipe = {
+    ...base,
+    file,
+    origin,
+    fingerprint: `${CONVERTER}\0tar`,
+    async fill(temp: string, onProgress: ProgressCallback | undefined, beside: string) {
+      recipe.converted = true;
+      onProgress?.('unpack', 0, info.size);
+      await unpackTar(tar, info.size, beside, (done) => onProgress?.('unpack', done, info.size));
+      await convertLegacy(folderContainer(beside, tar, 'tar.gz'), temp, onProgress);
+      // Only nodes/ is read from now on.
+      await rm(join(beside, 'data.json'), { force: true });
+    },
+  };
+  return { recipe, files: (copy) => `${copy}.files` };
+}
+
+/** The original metadata.json and the conversion's warnings, as the copy keeps them. */
+function readKept(copy: string, file: string): { metadata: Record<string, unknown>; warnings: string[] } {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(copy, { readonly: true, fileMustExist: true });
+    const row = db.prepare('SELECT metadata, warnings FROM quarry_legacy_metadata').get() as
+      { metadata: string; warnings: string } | undefined;
+    if (!row) throw new Error('it holds no metadata');
+    return {
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      warnings: JSON.parse(row.warnings) as string[],
+    };
+  } catch (error) {
+    throw new StorageOpenError(
+      `${file}: its converted copy ${copy} cannot be read (${oneLine((error as Error).message)}); delete it and start again`,
+    );
+  } finally {
+    db?.close();
+  }
+}

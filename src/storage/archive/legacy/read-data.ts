@@ -1,0 +1,122 @@
+/**
+ * data.json read as a stream (@streamparser/json: one record at a time, never the whole text), each record
+ * staged as it comes (staging.ts). Its shape is checked on the way: a section that is not what the export
+ * version promises stops the conversion with a line saying which.
+ */
+import { TokenParser } from '@streamparser/json';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Readable } from 'node:stream';
+import { entityName, NODE_SECTIONS, type NodeSection, type Stage } from './staging.js';
+import { exactTokenizer, toJson } from './exact-json.js';
+import { LegacyArchiveError } from './limits.js';
+
+const PATHS = [
+  '$.export_data.*.*',
+  '$.links_uuid.*',
+  '$.groups_uuid.*.*',
+  ...NODE_SECTIONS.map((s) => `$.${s}.*`),
+];
+
+export interface StagedCounts {
+  nodes: number;
+  links: number;
+  sections: Set<string>;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v.constructor?.name === 'RawJson');
+
+function pkOf(key: unknown, where: string): number {
+  const pk = Number(key);
+  if (typeof key !== 'string' || !Number.isSafeInteger(pk) || String(pk) !== key) {
+    throw new LegacyArchiveError(`data.json: ${where} has the key ${JSON.stringify(key)}, not an integer id`);
+  }
+  return pk;
+}
+
+/** Stages data.json; `onBytes` is told how many bytes were read. */
+export async function stageData(
+  stream: Readable,
+  stage: Stage,
+  onBytes?: (done: number) => void,
+): Promise<StagedCounts> {
+  const counts: StagedCounts = { nodes: 0, links: 0, sections: new Set() };
+  const insertNode = stage.prepare('INSERT OR REPLACE INTO node (pk, uuid, type, rec) VALUES (?, ?, ?, ?)');
+  const insertEntity = stage.prepare('INSERT OR REPLACE INTO entity (kind, pk, rec) VALUES (?, ?, ?)');
+  const insertSection = Object.fromEntries(
+    NODE_SECTIONS.map((s) => [s, stage.prepare(`INSERT OR REPLACE INTO ${s} (pk, rec) VALUES (?, ?)`)]),
+  ) as Record<NodeSection, BetterSqlite3Statement>;
+  const insertLink = stage.prepare('INSERT INTO link (rec) VALUES (?)');
+  const insertMember = stage.prepare('INSERT INTO member (grp, node) VALUES (?, ?)');
+
+  const parser = new TokenParser({ paths: PATHS, keepStack: false });
+  parser.onValue = ({ value, key, stack }) => {
+    const section = stack[1]?.key;
+    if (typeof section !== 'string') return;
+    counts.sections.add(section);
+    if (section === 'export_data') {
+      const entity = stack[2]?.key;
+      if (typeof entity !== 'string') throw new LegacyArchiveError('data.json: export_data is not an object');
+      const name = entityName(entity);
+      if (name === undefined) return; // Link and Attribute entries of 0.3-0.6 were never used.
+      const where = `export_data.${entity}`;
+      if (!isRecord(value)) throw new LegacyArchiveError(`data.json: an entry of ${where} is not an object`);
+      const pk = pkOf(key, where);
+      if (name === 'Node') {
+        const uuid = value.uuid;
+        if (typeof uuid !== 'string') throw new LegacyArchiveError(`data.json: node ${pk} has no uuid`);
+        const type = typeof value.type === 'string' ? value.type : value.node_type;
+        insertNode.run(pk, uuid, typeof type === 'string' ? type : null, toJson(value));
+        counts.nodes++;
+      } else insertEntity.run(name, pk, toJson(value));
+    } else if (section === 'links_uuid') {
+      if (!isRecord(value))
+        throw new LegacyArchiveError('data.json: an entry of links_uuid is not an object');
+      insertLink.run(toJson(value));
+      counts.links++;
+    } else if (section === 'groups_uuid') {
+      const group = stack[2]?.key;
+      if (typeof group !== 'string') throw new LegacyArchiveError('data.json: groups_uuid is not an object');
+      insertMember.run(group, typeof value === 'string' ? value : null);
+    } else if ((NODE_SECTIONS as readonly string[]).includes(section)) {
+      const pk = pkOf(key, section);
+      insertSection[section as NodeSection].run(pk, toJson(value));
+    }
+  };
+  const tokenizer = exactTokenizer(parser, () => 'data.json', true);
+  let read = 0;
+  let pending = 0;
+  stage.exec('BEGIN');
+  try {
+    for await (const chunk of stream) {
+      const bytes = chunk as Buffer;
+      tokenizer.write(bytes);
+      read += bytes.length;
+      pending += bytes.length;
+      if (pending > 16 << 20) {
+        // Commits now and then keep SQLite's page cache, not a transaction's, holding the staged rows.
+        stage.exec('COMMIT; BEGIN');
+        pending = 0;
+        onBytes?.(read);
+      }
+    }
+    if (read === 0) throw new LegacyArchiveError('data.json is empty');
+    if (!tokenizer.isEnded) tokenizer.end();
+    stage.exec('COMMIT');
+  } catch (error) {
+    if (stage.inTransaction) stage.exec('ROLLBACK');
+    throw asDataProblem(error);
+  }
+  onBytes?.(read);
+  return counts;
+}
+
+type BetterSqlite3Statement = BetterSqlite3.Statement<unknown[]>;
+
+function asDataProblem(error: unknown): Error {
+  if (error instanceof LegacyArchiveError) return error;
+  // The database's errors (a full disk) are said as such; all others come from the parser.
+  if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) return error as Error;
+  const message = (error as Error).message ?? String(error);
+  return new LegacyArchiveError(`data.json is not valid JSON (${message.split('\n')[0]})`);
+}

@@ -1,0 +1,106 @@
+/**
+ * A tar.gz (or plain tar) legacy archive unpacked once into the cache folder, beside its converted copy: a
+ * tar has no index, so its `nodes/` files could not be served by random access. Only `metadata.json`,
+ * `data.json` and regular files and folders under `nodes/` are written, at safe paths; the whole is bounded
+ * (limits.ts) so a gzip bomb is refused rather than filling the disk.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import tarStream from 'tar-stream';
+import { LegacyArchiveError, unpackLimit } from './limits.js';
+
+/** Whether the file starts as a gzip or a tar does. */
+export async function isTarFile(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(head, 0, 512, 0);
+    if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+    return bytesRead >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The entry's path inside the archive, or undefined for one that is not to be written. */
+function safePath(name: string): string | undefined {
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0'))) return undefined;
+  const path = parts.join('/');
+  if (path === 'metadata.json' || path === 'data.json' || path === 'nodes' || path.startsWith('nodes/'))
+    return path;
+  return undefined;
+}
+
+/** Unpacks `file` into `into` (a new folder); `onBytes` is told the packed bytes read so far. */
+export async function unpackTar(
+  file: string,
+  size: number,
+  into: string,
+  onBytes?: (done: number) => void,
+): Promise<void> {
+  await mkdir(into, { recursive: true });
+  const limit = unpackLimit(size);
+  let written = 0;
+  const gzip = await isGzip(file);
+  const extract = tarStream.extract();
+  const source = createReadStream(file);
+  let read = 0;
+  const counting = new PassThrough();
+  counting.on('data', (chunk: Buffer) => onBytes?.((read += chunk.length)));
+  const unpacking = (async () => {
+    try {
+      await unpackEntries();
+    } catch (error) {
+      // The read stops too, rather than wait on an extractor nobody reads.
+      extract.destroy(error as Error);
+      throw error;
+    }
+  })();
+  async function unpackEntries() {
+    for await (const entry of extract) {
+      const header = entry.header;
+      const path = safePath(header.name);
+      if (path !== undefined && header.type === 'directory') {
+        await mkdir(join(into, ...path.split('/')), { recursive: true });
+      } else if (path !== undefined && header.type === 'file' && path !== 'nodes') {
+        const target = join(into, ...path.split('/'));
+        await mkdir(dirname(target), { recursive: true });
+        const counted = new PassThrough();
+        counted.on('data', (chunk: Buffer) => {
+          written += chunk.length;
+          if (written > limit) {
+            counted.destroy(
+              new LegacyArchiveError(
+                `it unpacks to more than ${limit} bytes (${Math.round(limit / Math.max(1, size))} times its size): a decompression bomb, or not an archive`,
+              ),
+            );
+          }
+        });
+        await pipeline(entry as unknown as Readable, counted, createWriteStream(target, { flags: 'wx' }));
+        continue;
+      }
+      entry.resume();
+    }
+  }
+  await Promise.all([
+    gzip ? pipeline(source, counting, createGunzip(), extract) : pipeline(source, counting, extract),
+    unpacking,
+  ]);
+}
+
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    await handle.read(head, 0, 2, 0);
+    return head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}

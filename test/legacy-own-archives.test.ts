@@ -1,0 +1,234 @@
+/**
+ * Legacy archives written by the test itself (test/support/legacy-files.ts), so that a clone checks the
+ * conversion without aiida-core's files: each container (zip, tar.gz, folder) is served, converted once, and
+ * every kind of bad input is refused in one line or served with a warning, never a crash or a hang.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.js';
+import { extractionCount } from '../src/storage/archive/extract.js';
+import { SourceCatalog } from '../src/sources/catalog.js';
+import { scanFolders } from '../src/sources/discover.js';
+import { sourceOpener } from '../src/sources/open.js';
+import { openArchive, type StorageBackend } from '../src/storage/index.js';
+import { legacyDir, legacyPresent, legacySkipLine } from './support/legacy-corpus.js';
+import { tinyEntries, tinyExport, UUID, writeLegacyTarGz, writeLegacyZip } from './support/legacy-files.js';
+import { nginxForTests, serveFiles } from './support/nginx-files.js';
+import { tempDir } from './support/temp.js';
+
+const opened: StorageBackend[] = [];
+afterAll(async () => {
+  for (const b of opened) await b.close();
+});
+
+async function open(file: string, cacheDir = tempDir('quarry-cache-'), warnings: string[] = []) {
+  const backend = await openArchive(file, { cacheDir, onWarning: (line) => warnings.push(line) });
+  opened.push(backend);
+  return backend;
+}
+
+/** The one-line message an archive is refused with. */
+async function refusal(file: string): Promise<string> {
+  try {
+    await open(file);
+  } catch (error) {
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error(`${file} was served`);
+}
+
+const API = '/api/v4';
+
+async function check(backend: StorageBackend) {
+  const app = await buildApp({ backends: [backend] });
+  try {
+    const nodes = await app.inject({ url: `${API}/nodes/` });
+    expect(nodes.json().data.nodes.map((n: { uuid: string }) => n.uuid)).toEqual([
+      UUID.code,
+      UUID.calc,
+      UUID.out,
+    ]);
+    const links = await app.inject({
+      method: 'POST',
+      url: `${API}/querybuilder/`,
+      payload: {
+        path: [
+          { entity_type: '', orm_base: 'node', tag: 'a' },
+          { entity_type: '', orm_base: 'node', tag: 'b', with_incoming: 'a', edge_tag: 'l' },
+        ],
+        project: { l: ['id', 'label', 'type'] },
+        order_by: [{ l: ['id'] }],
+      },
+    });
+    expect(links.json().data.l).toEqual([
+      { id: 1, label: 'code', type: 'input_calc' },
+      { id: 2, label: 'output_parameters', type: 'create' },
+    ]);
+    const attributes = await app.inject({ url: `${API}/nodes/${UUID.out}/contents/attributes/` });
+    // The float as data.json writes it, as aiida-core's migration keeps it.
+    expect(attributes.body).toContain('"energy":40.0');
+    const file = await app.inject({ url: `${API}/nodes/${UUID.calc}/repo/contents?filename="aiida.in"` });
+    expect(file.statusCode).toBe(200);
+    expect(file.body).toBe('&CONTROL\n/\n');
+    const group = await app.inject({ url: `${API}/groups/${UUID.group}/` });
+    expect(group.statusCode).toBe(200);
+    const server = await app.inject({ url: `${API}/server/` });
+    expect(server.json().data).toMatchObject({ AiiDA_version: '2.0.2', archive_export_version: '0.13' });
+  } finally {
+    await app.close();
+  }
+}
+
+/** data.json of the tiny export with its float written as Python writes it. */
+const dataText = () => JSON.stringify(tinyExport().data).replace('"energy":40', '"energy":40.0');
+
+describe('legacy archives written here', () => {
+  it('serves a zip, converting it once into the cache', async () => {
+    const file = join(tempDir(), 'tiny.aiida');
+    await writeLegacyZip(file, tinyEntries(dataText()));
+    const cacheDir = tempDir('quarry-cache-');
+    const before = extractionCount();
+    await check(await open(file, cacheDir));
+    await check(await open(file, cacheDir));
+    expect(extractionCount()).toBe(before + 1);
+  });
+
+  it('serves a tar.gz and an extracted folder', async () => {
+    const tar = join(tempDir(), 'tiny.tar.gz');
+    await writeLegacyTarGz(tar, tinyEntries(dataText()));
+    await check(await open(tar));
+    const folder = join(tempDir(), 'tiny');
+    for (const [name, data] of Object.entries(tinyEntries(dataText()))) {
+      mkdirSync(dirname(join(folder, name)), { recursive: true });
+      writeFileSync(join(folder, name), data);
+    }
+    await check(await open(folder));
+  });
+
+  it('serves the rest of an archive whose links or group members are missing, saying what was left out', async () => {
+    const { data, metadata } = tinyExport();
+    data.links_uuid.push({ input: 'no-such-node', output: UUID.calc, label: 'x', type: 'input_calc' });
+    data.groups_uuid[UUID.group]!.push('unknown-member');
+    const file = join(tempDir(), 'dangling.aiida');
+    await writeLegacyZip(file, tinyEntries(data, metadata));
+    const warnings: string[] = [];
+    const backend = await open(file, tempDir('quarry-cache-'), warnings);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /1 link\(s\) left out: they join nodes the archive does not hold \(no-such-node ->/,
+      ),
+      expect.stringMatching(/1 group member\(s\) dropped/),
+    ]);
+    const links = await backend.db.all({ sql: 'SELECT count(*) AS n FROM db_dblink', params: [] });
+    expect(links).toEqual([{ n: 2 }]);
+  });
+
+  it('refuses bad input in one line', async () => {
+    const dir = tempDir();
+    const zip = async (name: string, data: unknown, metadata: unknown = tinyExport().metadata) => {
+      const file = join(dir, name);
+      await writeLegacyZip(file, tinyEntries(data, metadata));
+      return file;
+    };
+    expect(await refusal(await zip('notjson.aiida', '{"export_data": {"Node": {'))).toMatch(
+      /data\.json is not valid JSON/,
+    );
+    expect(await refusal(await zip('garbage.aiida', 'this is not json'))).toMatch(
+      /data\.json is not valid JSON/,
+    );
+    expect(await refusal(await zip('shape.aiida', { export_data: { Node: { '1': 'a string' } } }))).toMatch(
+      /an entry of export_data\.Node is not an object/,
+    );
+    expect(await refusal(await zip('pk.aiida', { export_data: { Node: { abc: { uuid: 'x' } } } }))).toMatch(
+      /not an integer id/,
+    );
+    for (const version of ['0.14', '0.0']) {
+      expect(
+        await refusal(await zip(`v${version}.aiida`, tinyExport().data, { export_version: version })),
+      ).toMatch(new RegExp(`unknown export version "${version.replace('.', '\\.')}"`));
+    }
+    const deep = `{"export_data": {"Node": {"1": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+    expect(await refusal(await zip('deep.aiida', deep))).toMatch(/nests values more than 1000 levels deep/);
+    const twins = tinyExport().data;
+    twins.export_data.Node['3']!.uuid = UUID.code;
+    expect(await refusal(await zip('twins.aiida', twins))).toMatch(/two nodes with the same uuid/);
+  });
+
+  it('refuses a truncated tar.gz, a tar.gz without metadata.json and a zip bomb in one line', async () => {
+    const dir = tempDir();
+    const tar = join(dir, 'whole.tar.gz');
+    await writeLegacyTarGz(tar, {
+      ...tinyEntries(dataText()),
+      'nodes/ab/cd/big/path/f': 'x'.repeat(200_000),
+    });
+    const cut = join(dir, 'cut.aiida');
+    const bytes = readFileSync(tar);
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    expect(await refusal(cut)).toMatch(
+      /cut\.aiida cannot be converted \(unexpected end of file\).*cut short/,
+    );
+    const empty = join(dir, 'empty.aiida');
+    await writeLegacyTarGz(empty, { 'test_pf.py': 'print(1)\n' });
+    expect(await refusal(empty)).toMatch(/empty\.aiida: no metadata\.json, so it is not an AiiDA archive/);
+    // A zip whose directory says data.json unpacks to 4 GB: refused before anything is read.
+    const bomb = join(dir, 'bomb.aiida');
+    await writeLegacyZip(bomb, tinyEntries(dataText()));
+    const zip = readFileSync(bomb);
+    for (let at = zip.indexOf(CENTRAL); at !== -1; at = zip.indexOf(CENTRAL, at + 4)) {
+      const name = zip.subarray(at + 46, at + 46 + zip.readUInt16LE(at + 28)).toString();
+      if (name === 'data.json') zip.writeUInt32LE(0xfffffff0, at + 24);
+    }
+    writeFileSync(bomb, zip);
+    expect(await refusal(bomb)).toMatch(/bomb\.aiida unpacks to \d+ bytes, \d+ times its size: a zip bomb/);
+  });
+
+  it('serves the good archives of a portal folder and refuses the bad one for itself', async () => {
+    const folder = tempDir();
+    await writeLegacyZip(join(folder, 'good.aiida'), tinyEntries(dataText()));
+    await writeLegacyZip(join(folder, 'bad.aiida'), tinyEntries('{"export_data": ['));
+    const catalog = new SourceCatalog(sourceOpener({ cacheDir: tempDir('quarry-cache-') }), { maxOpen: 4 });
+    catalog.add(scanFolders([folder]));
+    const app = await buildApp({ catalog });
+    try {
+      const bad = await app.inject({ url: '/bad/api/v4/nodes/' });
+      expect(bad.statusCode).toBe(502);
+      expect(bad.json().message).toMatch(/the source "bad" cannot be opened: .*data\.json is not valid JSON/);
+      const good = await app.inject({ url: '/good/api/v4/nodes/' });
+      expect(good.statusCode).toBe(200);
+      const index = await app.inject({ url: '/sources/' });
+      expect(index.json().sources).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'good', export_version: '0.13' })]),
+      );
+    } finally {
+      await app.close();
+      await catalog.close();
+    }
+  });
+
+  it.skipIf(!nginxForTests())('serves a zip at an http(s) URL, reading its files by range', async () => {
+    const folder = tempDir();
+    await writeLegacyZip(join(folder, 'tiny.aiida'), tinyEntries(dataText()));
+    const server = await serveFiles(folder, tempDir('quarry-legacy-nginx-'));
+    try {
+      await check(await open(server.url('tiny.aiida')));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.skipIf(!legacyPresent())(
+    "refuses aiida-core's empty.aiida (a tar.gz without metadata.json) in one line",
+    async () => {
+      expect(await refusal(join(legacyDir(), 'empty.aiida'))).toMatch(
+        /no metadata\.json, so it is not an AiiDA archive/,
+      );
+    },
+  );
+});
+
+if (!legacyPresent()) console.log(legacySkipLine());
+
+const CENTRAL = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
