@@ -19,6 +19,7 @@ import { OptimadeEntry } from '../components/OptimadeEntry.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { Comments, Derived, Downloads, NodeContents } from './NodeParts.js';
 import { LinkTable } from './NodeLinks.js';
+import { ProcessFacts } from './ProcessFacts.js';
 
 export function NodePage({ uuid }: { uuid: string }) {
   const { api } = useExplorer();
@@ -108,6 +109,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
             <p class="description">{more.data.description}</p>
           ) : null}
           <dl class="props">
+            {node.node_type.startsWith('process.') && <ProcessFacts uuid={node.uuid} />}
             <dt>UUID</dt>
             <dd>
               <code data-field="uuid">{node.uuid}</code> <CopyButton value={node.uuid} label="Copy UUID" />
