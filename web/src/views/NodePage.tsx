@@ -25,6 +25,13 @@ export function NodePage({ uuid }: { uuid: string }) {
   const { api } = useExplorer();
   const node = useLoad(
     async (signal) => {
+      // `/nodes/<pk>` names a node by its pk (AiiDA's `load_node(3806)`); a pk no node has may still be the start
+      // of a UUID, so that is asked next.
+      if (/^\d+$/.test(uuid)) {
+        const byPk = await api.get<{ nodes: NodeSummary[] }>('/nodes/', `id=${uuid}`, { signal });
+        const found = byPk.data.nodes[0];
+        if (found !== undefined) return found;
+      }
       const answer = await api.get<{ nodes: NodeSummary[] }>(
         `/nodes/${encodeURIComponent(uuid)}/`,
         undefined,
@@ -41,7 +48,7 @@ export function NodePage({ uuid }: { uuid: string }) {
   if (node.state === 'error' && isNotFound(node.error))
     return (
       <NotFound>
-        No node with the UUID <code>{uuid}</code> is in this data.
+        No node with the {/^\d+$/.test(uuid) ? 'pk or UUID' : 'UUID'} <code>{uuid}</code> is in this data.
       </NotFound>
     );
   return (
