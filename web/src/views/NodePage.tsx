@@ -219,7 +219,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
         <LinkTable uuid={node.uuid} direction="outgoing" />
       </Section>
       <Section title="Files" id="files" collapsed>
-        <FileBrowser source={files} title="Repository files" />
+        <FileBrowser source={files} title="Repository files" urlKey="file" hash="files" />
       </Section>
       <Section title="Download" id="download" collapsed>
         <Downloads node={node} />

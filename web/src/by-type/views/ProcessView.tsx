@@ -273,7 +273,7 @@ function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
     <>
       <Section title="Input files" id="bt-input-files">
         <div data-testid="input-files">
-          <FileBrowser source={input} title="Input files" />
+          <FileBrowser source={input} title="Input files" urlKey="input" />
         </div>
       </Section>
       <Section title="Output files" id="bt-output-files">
@@ -285,7 +285,7 @@ function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
               </p>
             ) : (
               <div data-testid="output-files">
-                <FileBrowser source={output} title="Output files" />
+                <FileBrowser source={output} title="Output files" urlKey="output" />
               </div>
             )
           }
