@@ -29,11 +29,16 @@ interface Props {
   urlKey?: string;
 }
 
-/** The drawing's size in its own units: wide, or narrower on a phone so that its text stays readable there. */
+/**
+ * The drawing's size in its own units: 720 wide, or on a narrower screen as wide as it is shown (one unit a CSS
+ * pixel), so that its 12-unit text is 12 px on a phone instead of shrinking with the drawing.
+ */
 const WIDE = { W: 720, H: 420 };
-const NARROW = { W: 420, H: 360 };
-/** Below this width on screen (CSS px) the narrow drawing is used: 12-unit text then shows at 11 px or more. */
 const NARROW_BELOW = 560;
+const narrowSize = (width: number) => {
+  const W = Math.max(280, Math.round(width));
+  return { W, H: Math.round(W * 0.85) };
+};
 const M = { left: 64, right: 16, top: 16, bottom: 48 };
 
 const zoomText = (z: { x: Domain; y: Domain }) => [...z.x, ...z.y].map((v) => +v.toPrecision(6)).join(',');
@@ -87,15 +92,16 @@ export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testI
   }, [dataKey]);
   // The drawing's units follow its width on screen, so that tick labels stay readable on a phone.
   const frame = useRef<HTMLDivElement>(null);
-  const [narrow, setNarrow] = useState(false);
+  const [shownWidth, setShownWidth] = useState<number | undefined>(undefined);
   useEffect(() => {
     const element = frame.current;
     if (!element || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => setNarrow(element.clientWidth < NARROW_BELOW));
+    const observer = new ResizeObserver(() => setShownWidth(element.clientWidth));
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
-  const { W, H } = narrow ? NARROW : WIDE;
+  const narrow = shownWidth !== undefined && shownWidth < NARROW_BELOW;
+  const { W, H } = narrow ? narrowSize(shownWidth) : WIDE;
   /** A pointer event's place in the plot's viewBox. */
   const inBox = (event: MouseEvent): { px: number; py: number } => {
     const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
