@@ -83,11 +83,11 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
       const heights = await plot
         .locator('g.bt-kpoint-label text, :scope > g > text[text-anchor="end"]')
         .evaluateAll((texts) =>
-          texts.map(
-            (t) =>
-              parseFloat(getComputedStyle(t).fontSize) *
-              (t.ownerSVGElement!.getBoundingClientRect().width / t.ownerSVGElement!.viewBox.baseVal.width),
-          ),
+          texts.map((t) => {
+            const svg = (t as SVGTextElement).ownerSVGElement!;
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return parseFloat(getComputedStyle(t).fontSize) * scale;
+          }),
         );
       expect(heights.length).toBeGreaterThan(0);
       expect(Math.min(...heights)).toBeGreaterThanOrEqual(11);

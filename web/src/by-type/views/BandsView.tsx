@@ -8,25 +8,33 @@ import { Section } from './common.js';
 import { downloadJson } from './download.js';
 import { LinePlot, SERIES } from './LinePlot.js';
 import { fetchAttributes } from './contents.js';
+import { fermiOf, fermiQuery, type Fermi } from '../logic/fermi.js';
 import { useExplorer } from '../../context.js';
 
 export default function BandsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
-      const [json, attributes] = await Promise.all([
+      const [json, attributes, fermi] = await Promise.all([
         downloadJson<unknown>(api, node.uuid, signal),
         fetchAttributes(api, node.uuid, signal),
+        // The Fermi energy is a help, not the plot: without an answer the plot is drawn without it.
+        api
+          .query<{ d?: Record<string, unknown>[] }>(fermiQuery(node.id), { signal })
+          .then((answer) => fermiOf(answer.data))
+          .catch(() => undefined),
       ]);
       if (!isBandsJson(json)) throw new Error('the json download of these bands has no "paths" to plot');
       const units = attributes.units;
-      return { plot: bandsPlot(json), units: typeof units === 'string' ? units : '' };
+      return { plot: bandsPlot(json), units: typeof units === 'string' ? units : '', fermi };
     },
     [node.uuid, api],
   );
   return (
     <div class="bt-view" data-view="bands">
       <Await loaded={loaded} what="the band structure">
-        {({ plot, units }) => <Bands plot={plot} units={units} label={node.label || 'bands'} />}
+        {({ plot, units, fermi }) => (
+          <Bands plot={plot} units={units} fermi={fermi} label={node.label || 'bands'} />
+        )}
       </Await>
     </div>
   );
@@ -44,7 +52,17 @@ function windowOf(text: string | undefined): [number, number] | undefined {
     : undefined;
 }
 
-function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: string }) {
+function Bands({
+  plot,
+  units,
+  fermi,
+  label,
+}: {
+  plot: BandsPlot;
+  units: string;
+  fermi?: Fermi;
+  label: string;
+}) {
   const { navigate, params } = useExplorer();
   // Energies relative to a reference the reader gives (a Fermi energy), within a window they choose; both in the
   // address (`?ref=5.2&window=-3,3`), so that a reload or a shared link shows the same plot.
@@ -96,6 +114,25 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
             second band type (spin down)
           </span>
         </div>
+      )}
+      {fermi !== undefined && (
+        <p data-testid="fermi-energy">
+          Fermi energy {+fermi.energy.toPrecision(8)}
+          {fermi.units ? ` ${fermi.units}` : ''} (dashed line), from the creating calculation's output{' '}
+          <button
+            type="button"
+            class="bt-button"
+            onClick={() => {
+              setTyped({ ...typed, reference: String(fermi.energy) });
+              const url = new URL(window.location.href);
+              url.searchParams.set('ref', String(fermi.energy));
+              url.searchParams.delete('zoom');
+              navigate(`${url.pathname}${url.search}${url.hash}`, { replace: true });
+            }}
+          >
+            Use as reference
+          </button>
+        </p>
       )}
       <form class="bt-plot-controls" onSubmit={apply} aria-label="Energy axis">
         <label>
@@ -155,6 +192,7 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
         title={`Band structure of ${label}: ${plot.bandCount} bands`}
         testId="bands-plot"
         urlKey="zoom"
+        markers={fermi === undefined ? undefined : [{ y: fermi.energy - reference, label: 'E_F' }]}
       />
     </Section>
   );

@@ -25,6 +25,8 @@ interface Props {
   testId?: string;
   /** Shown as given (no padding): a window chosen by the reader. */
   exactY?: boolean;
+  /** Horizontal lines at these values, dashed and named (a Fermi energy). */
+  markers?: Array<{ y: number; label: string }>;
   /** The URL parameter that keeps the zoom (`x0,x1,y0,y1`), so that a reload shows the same; none keeps it here. */
   urlKey?: string;
 }
@@ -72,7 +74,19 @@ type Domain = [number, number];
 /** A drag shorter than this (viewBox units) on an axis leaves that axis as it is: a click is not a zoom. */
 const MIN_DRAG = 8;
 
-export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testId, exactY, urlKey }: Props) {
+export function LinePlot({
+  lines,
+  x,
+  y,
+  xLabel,
+  yLabel,
+  namedTicks,
+  title,
+  testId,
+  exactY,
+  urlKey,
+  markers,
+}: Props) {
   const [clip] = useState(() => `bt-clip-${++clipCount}`);
   const [hover, setHover] = useState<{ px: number; py: number; text: string } | undefined>(undefined);
   const [localZoom, setLocalZoom] = useState<{ x: Domain; y: Domain } | undefined>(undefined);
@@ -240,6 +254,16 @@ export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testI
             </path>
           ))}
         </g>
+        {markers
+          ?.filter((m) => m.y >= yd[0] && m.y <= yd[1])
+          .map((m) => (
+            <g key={m.label} class="bt-marker" data-testid="plot-marker" data-y={m.y}>
+              <line x1={M.left} x2={W - M.right} y1={sy(m.y)} y2={sy(m.y)} />
+              <text x={W - M.right - 4} y={sy(m.y) - 4} text-anchor="end">
+                {m.label}
+              </text>
+            </g>
+          ))}
         {drag && (
           <rect
             class="bt-zoom-box"
