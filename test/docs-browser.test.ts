@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './support/chromium.js';
 import { listeningOn, smallArchive } from './helpers.js';
 
 const executable = [process.env.QUARRY_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
@@ -20,7 +21,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (executable === undefined) return;
   server = await listeningOn(await smallArchive(200));
-  browser = await chromium.launch({ executablePath: executable, args: ['--no-sandbox'] });
+  browser = await launchChromium({ executablePath: executable, args: ['--no-sandbox'] });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -136,7 +136,7 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       await page.getByLabel('Find a node').fill('Si2');
       await page.getByRole('button', { name: 'Search' }).click();
       const rows = page.locator('.structure-matches tbody tr');
-      await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(si2.length);
+      await expect.poll(() => rows.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(si2.length);
       const shown = await rows.evaluateAll((all) =>
         all.map((r) => [
           r.getAttribute('data-uuid'),

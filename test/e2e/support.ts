@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM } from '../support/chromium.js';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { cli, serveProcesses, type Serving } from '../support/serving.js';
 
 export { CHROMIUM };
@@ -81,9 +81,12 @@ export interface WatchedPage {
   expect(pattern: RegExp, status: number): void;
 }
 
+/**
+ * Chromium with a temporary folder of its own, closed (or killed) and cleaned away when the test file ends even if
+ * its hooks time out (test/support/chromium.ts).
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
+  return launchChromium({
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
   });
 }

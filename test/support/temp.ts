@@ -7,11 +7,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const made = new Set<string>();
+const closers: (() => Promise<void>)[] = [];
 
 export function tempDir(prefix = 'quarry-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.add(dir);
   return dir;
+}
+
+/**
+ * Something to stop when the file's tests end, before its temporary folders are removed: a process a hook
+ * started that may outlive the hook (a browser whose launch outlasted a timed-out beforeAll).
+ */
+export function atFileEnd(close: () => Promise<void>): void {
+  closers.push(close);
+}
+
+/** Runs what atFileEnd() was given, each once, whether or not the others fail. */
+export async function runFileEndClosers(): Promise<void> {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
 }
 
 /** Removes every folder tempDir() made in this test file (servers and processes using them are stopped first). */

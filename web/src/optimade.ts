@@ -140,3 +140,45 @@ export async function findStructures(
   }
   return { structures, total: body.meta?.data_returned, url };
 }
+
+/**
+ * The OPTIMADE filter of the node list's chemistry filters (all of them together), or undefined for none or a
+ * formula that is not one.
+ */
+export function chemistryFilter(filters: {
+  elements?: string[];
+  nelements?: number;
+  formula?: string;
+}): string | undefined {
+  const parts: string[] = [];
+  if (filters.elements !== undefined)
+    parts.push(
+      `elements HAS ALL ${filters.elements
+        .filter((e) => SYMBOLS.has(e))
+        .map(quote)
+        .join(',')}`,
+    );
+  if (filters.nelements !== undefined) parts.push(`nelements=${filters.nelements}`);
+  if (filters.formula !== undefined) {
+    const query = chemicalQuery(filters.formula);
+    if (query?.kind !== 'formula') return undefined;
+    parts.push(`(${query.filter})`);
+  }
+  return parts.length === 0 ? undefined : parts.join(' AND ');
+}
+
+/** The pks of the structures an OPTIMADE filter finds (the first `limit`, smallest first) and how many there are. */
+export async function structurePks(
+  api: Api,
+  root: string,
+  filter: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<{ pks: number[]; total?: number; url: string }> {
+  const found = await findStructures(api, root, { kind: 'elements', filter, words: '' }, limit, signal);
+  return {
+    pks: found.structures.flatMap((s) => (s.pk === undefined ? [] : [s.pk])),
+    total: found.total,
+    url: found.url,
+  };
+}

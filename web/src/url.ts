@@ -98,6 +98,14 @@ export interface ListState {
   label?: string;
   /** The start of a UUID. */
   uuid?: string;
+  /** Structures only, through the source's OPTIMADE endpoint: with all these elements, */
+  elements?: string[];
+  /** with this many elements, */
+  nelements?: number;
+  /** of this formula (any multiple of it: `SiO2` finds Si2O4 too). */
+  formula?: string;
+  /** Failed processes only (excepted, killed, or a non-zero exit status), through the querybuilder. */
+  failed?: boolean;
 }
 
 export const PAGE_SIZES = [20, 50, 100, 200] as const;
@@ -126,6 +134,9 @@ export function listStateFrom(params: URLSearchParams): ListState {
   };
   const user = Number(params.get('user'));
   const uuid = text('uuid')?.toLowerCase();
+  const elements = (text('elements') ?? '').split(/[\s,]+/).filter((e) => /^[A-Z][a-z]?$/.test(e));
+  const nelements = whole('nelements', 1, 0);
+  const formula = text('formula');
   return {
     page: whole('page', 1, 1),
     perpage: Math.min(perpage, 400),
@@ -136,6 +147,10 @@ export function listStateFrom(params: URLSearchParams): ListState {
     user: params.get('user') !== null && Number.isInteger(user) && user >= 0 ? user : undefined,
     label: text('label'),
     uuid: uuid !== undefined && /^[0-9a-f-]+$/.test(uuid) ? uuid : undefined,
+    elements: elements.length > 0 ? [...new Set(elements)].sort() : undefined,
+    nelements: nelements > 0 ? nelements : undefined,
+    formula: formula !== undefined && /^([A-Z][a-z]?\d*)+$/.test(formula) ? formula : undefined,
+    failed: params.get('state') === 'failed' ? true : undefined,
   };
 }
 
@@ -151,6 +166,10 @@ export function listStateParams(state: ListState): Record<string, string | undef
     user: state.user === undefined ? undefined : String(state.user),
     label: state.label,
     uuid: state.uuid,
+    elements: state.elements?.join(','),
+    nelements: state.nelements === undefined ? undefined : String(state.nelements),
+    formula: state.formula,
+    state: state.failed ? 'failed' : undefined,
   };
 }
 
@@ -176,9 +195,17 @@ export function listFilters(state: ListState): string {
   return parts.join('&');
 }
 
-/** The one API request of a list page: `/nodes/page/N/` with its page size, order and filters. */
-export function listRequest(state: ListState): { path: string; query: string } {
-  const filters = listFilters(state);
+/** Does the list filter by chemistry (which the OPTIMADE endpoint answers)? */
+export const filtersChemistry = (state: ListState): boolean =>
+  state.elements !== undefined || state.nelements !== undefined || state.formula !== undefined;
+
+/**
+ * The one API request of a list page: `/nodes/page/N/` with its page size, order and filters; `pks` are the
+ * structures the chemistry filters found (at least one).
+ */
+export function listRequest(state: ListState, pks?: number[]): { path: string; query: string } {
+  const ids = pks === undefined ? '' : pks.length === 1 ? `id=${pks[0]}` : `id=in=${pks.join(',')}`;
+  const filters = [listFilters(state), ids].filter((p) => p !== '').join('&');
   // `id` breaks ties, so that pages neither repeat nor skip rows that share a ctime.
   const order = state.sort.replace(/^-/, '') === 'id' ? state.sort : `${state.sort},id`;
   return {

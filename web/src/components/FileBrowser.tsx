@@ -10,6 +10,7 @@ import { formatBytes } from '../format.js';
 import { Await } from './Await.js';
 import { ErrorMessage } from './Problem.js';
 import { Loading } from './Loading.js';
+import { useUrlParam } from '../url-state.js';
 
 export interface FileEntry {
   name: string;
@@ -43,8 +44,22 @@ export function repoFiles(api: Api, uuid: string): FileSource {
 const IMAGE = /\.(png|jpe?g|gif|svg|webp)$/i;
 const PREVIEW_BYTES = 200 * 1024;
 
-export function FileBrowser({ source, title = 'Files' }: { source: FileSource; title?: string }) {
-  const [selected, setSelected] = useState<string | undefined>(undefined);
+export function FileBrowser({
+  source,
+  title = 'Files',
+  urlKey,
+  hash,
+}: {
+  source: FileSource;
+  title?: string;
+  /** The URL parameter that keeps the file previewed (a reload shows it again); none keeps it in the page. */
+  urlKey?: string;
+  /** The anchor of the folded part the browser is in, set with the parameter. */
+  hash?: string;
+}) {
+  const [local, setLocal] = useState<string | undefined>(undefined);
+  const [kept, setKept] = useUrlParam(urlKey, hash);
+  const [selected, setSelected] = urlKey === undefined ? [local, setLocal] : [kept, setKept];
   return (
     <div class="files">
       <div class="file-tree" role="group" aria-label={title}>
@@ -103,7 +118,8 @@ function Folder({ source, path, selected, onSelect }: FolderProps) {
 }
 
 function FolderEntry(props: FolderProps & { name: string }) {
-  const [open, setOpen] = useState(false);
+  // The folder of a file previewed from the address starts open.
+  const [open, setOpen] = useState(() => props.selected?.startsWith(`${props.path}/`) ?? false);
   return (
     <li>
       <button type="button" class="folder" aria-expanded={open} onClick={() => setOpen(!open)}>

@@ -4,7 +4,7 @@ import { kindName } from '../format.js';
 import { DateTime } from './DateTime.js';
 import { Link } from './Link.js';
 import { Formula } from './Formula.js';
-import { useFormulas } from './formulas.js';
+import { useBandsFormulas, useFormulas } from './formulas.js';
 import { useExplorer } from '../context.js';
 
 export interface Column {
@@ -34,7 +34,9 @@ interface Props {
 }
 
 export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
-  const formulas = useFormulas(useExplorer().api, nodes);
+  const { api } = useExplorer();
+  const formulas = useFormulas(api, nodes);
+  const computedFor = useBandsFormulas(api, nodes);
   const column = sort?.replace(/^-/, '');
   const descending = sort?.startsWith('-') ?? false;
   return (
@@ -73,7 +75,12 @@ export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
             <tr key={node.uuid}>
               <td class="num">{node.id}</td>
               <td>
-                <NodeName label={node.label} formula={formulas.get(node.id)} uuid={node.uuid} />
+                <NodeName
+                  label={node.label}
+                  formula={formulas.get(node.id)}
+                  computedFor={computedFor.get(node.id)}
+                  uuid={node.uuid}
+                />
               </td>
               <td title={node.full_type ?? node.node_type}>{kindName(node)}</td>
               <td>
@@ -100,7 +107,18 @@ export function NodeTable({ nodes, caption, sort, onSort, userNames }: Props) {
  * A node's name in a list: its label, and a structure's or CIF's formula beside it (in its place when it has no
  * label).
  */
-export function NodeName({ label, formula, uuid }: { label: string; formula?: string; uuid: string }) {
+export function NodeName({
+  label,
+  formula,
+  computedFor,
+  uuid,
+}: {
+  label: string;
+  formula?: string;
+  /** A band structure's: the formula of the structure it was computed for. */
+  computedFor?: string;
+  uuid: string;
+}) {
   if (label === '' && formula !== undefined)
     return (
       <Link path={`/nodes/${uuid}`}>
@@ -114,6 +132,12 @@ export function NodeName({ label, formula, uuid }: { label: string; formula?: st
         <span class="muted">
           {' '}
           · <Formula formula={formula} />
+        </span>
+      )}
+      {computedFor !== undefined && (
+        <span class="muted" data-field="computed-for">
+          {' '}
+          · for <Formula formula={computedFor} />
         </span>
       )}
     </>

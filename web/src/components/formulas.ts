@@ -35,3 +35,65 @@ export function useFormulas(api: Api, nodes: { id: number; node_type: string }[]
   }, [api, key]);
   return formulas;
 }
+
+/**
+ * The formulas of the structures the band structures among a list's rows were computed for: the structure input
+ * of the process that created each (one querybuilder request per list page, only when it has band structures).
+ */
+export function useBandsFormulas(api: Api, nodes: { id: number; node_type: string }[]): Map<number, string> {
+  const [formulas, setFormulas] = useState<Map<number, string>>(new Map());
+  const ids = [
+    ...new Set(nodes.filter((n) => n.node_type.startsWith('data.core.array.bands.')).map((n) => n.id)),
+  ];
+  const key = ids.join(',');
+  useEffect(() => {
+    if (ids.length === 0) return;
+    const controller = new AbortController();
+    api
+      .query<{ b?: { id: number }[]; s?: Record<string, unknown>[] }>(
+        {
+          path: [
+            {
+              entity_type: 'data.core.array.bands.BandsData.',
+              orm_base: 'node',
+              tag: 'b',
+              subclassing: true,
+            },
+            {
+              entity_type: 'process.ProcessNode.',
+              orm_base: 'node',
+              tag: 'c',
+              subclassing: true,
+              with_outgoing: 'b',
+            },
+            {
+              entity_type: 'data.core.structure.StructureData.',
+              orm_base: 'node',
+              tag: 's',
+              with_outgoing: 'c',
+            },
+          ],
+          filters: { b: { id: { in: ids } } },
+          project: { b: ['id'], s: ['attributes.kinds', 'attributes.sites'] },
+          limit: ids.length * 4,
+        },
+        { signal: controller.signal },
+      )
+      .then(
+        (answer) => {
+          const found = new Map<number, string>();
+          const bands = answer.data.b ?? [];
+          const structures = answer.data.s ?? [];
+          bands.forEach((b, i) => {
+            const s = structures[i];
+            const formula = formulaOf({ kinds: s?.['attributes.kinds'], sites: s?.['attributes.sites'] });
+            if (formula !== undefined && !found.has(b.id)) found.set(b.id, formula);
+          });
+          setFormulas(found);
+        },
+        () => undefined,
+      );
+    return () => controller.abort();
+  }, [api, key]);
+  return formulas;
+}

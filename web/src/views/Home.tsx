@@ -13,6 +13,7 @@ import { Problem } from '../components/Problem.js';
 import { TypeTree } from '../components/TypeTree.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
+import { failedCount } from '../failed.js';
 
 export function Home() {
   const { api, params, sources, index, root } = useExplorer();
@@ -75,6 +76,7 @@ export function Home() {
         </Await>
       )}
       <Search />
+      <Shortcuts types={stats.state === 'ok' ? stats.data.data.types : undefined} />
       <div class="home-grid">
         <section aria-labelledby="types-title">
           <h2 id="types-title">Node types</h2>
@@ -169,5 +171,45 @@ export function Search() {
       </button>
       {said !== undefined && <Problem title="Search">{said}</Problem>}
     </form>
+  );
+}
+
+/** The node types a scientist looks for first, each with its number: the sum of its types in the statistics. */
+const SHORTCUTS = [
+  { title: 'Structures', prefix: 'data.core.structure.', type: 'data.core.structure.%|' },
+  { title: 'Band structures', prefix: 'data.core.array.bands.', type: 'data.core.array.bands.%|' },
+  { title: 'Workflows', prefix: 'process.workflow.', type: 'process.workflow.%|%' },
+];
+
+function Shortcuts({ types }: { types?: Record<string, number> }) {
+  const { api } = useExplorer();
+  const failed = useLoad((signal) => failedCount(api, signal), [api]);
+  const count = (prefix: string) =>
+    types === undefined
+      ? '…'
+      : formatCount(Object.entries(types).reduce((n, [t, c]) => (t.startsWith(prefix) ? n + c : n), 0));
+  return (
+    <nav class="shortcuts" aria-label="Shortcuts">
+      <ul>
+        {SHORTCUTS.map((s) => (
+          <li key={s.title}>
+            <Link path="/nodes" params={{ type: s.type }}>
+              <span class="shortcut-count" data-figure={`shortcut-${s.prefix}`}>
+                {count(s.prefix)}
+              </span>{' '}
+              {s.title}
+            </Link>
+          </li>
+        ))}
+        <li>
+          <Link path="/nodes" params={{ state: 'failed' }}>
+            <span class="shortcut-count" data-figure="shortcut-failed">
+              {failed.state === 'ok' ? formatCount(failed.data) : failed.state === 'loading' ? '…' : '?'}
+            </span>{' '}
+            Failed processes
+          </Link>
+        </li>
+      </ul>
+    </nav>
   );
 }

@@ -4,23 +4,67 @@ import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatCount, typeOptions, userName } from '../format.js';
 import type { NodeSummary, TypeCount, User } from '../types.js';
-import { listRequest, listStateFrom, listStateParams, PAGE_SIZES, type ListState } from '../url.js';
+import {
+  filtersChemistry,
+  listRequest,
+  listStateFrom,
+  listStateParams,
+  PAGE_SIZES,
+  type ListState,
+} from '../url.js';
+import { chemistryFilter, structurePks } from '../optimade.js';
+import { failedPks } from '../failed.js';
 import { Await } from '../components/Await.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
 import { Lazy } from '../components/Lazy.js';
+import { Link } from '../components/Link.js';
 
 // Looks like a formula (`SiO2`) or element symbols (`Si O`): the chemical search (a chunk of its own) decides.
 const MAYBE_CHEMISTRY = /^(([A-Z][a-z]?\d*)+|[A-Z][a-z]?(\s+[A-Z][a-z]?)*)$/;
 const loadChemistry = () => import('../components/StructureMatches.js');
 
+/** Structures the chemistry filters take from OPTIMADE at most (the smallest first): one list request's worth. */
+const CHEMISTRY_LIMIT = 400;
+
+interface ListPage {
+  nodes: NodeSummary[];
+  totalCount?: number;
+  /** What the chemistry filters found through OPTIMADE, when they are set. */
+  chemistry?: { total?: number; taken: number; url: string };
+}
+
 export function NodeList() {
-  const { api, params, href, navigate } = useExplorer();
+  const { api, params, href, navigate, root } = useExplorer();
   const state = listStateFrom(params);
-  const request = listRequest(state);
-  const key = `${request.path}?${request.query}`;
+  const chemistry = filtersChemistry(state) ? chemistryFilter(state) : undefined;
+  const key = `${listRequest(state).query}|${chemistry ?? ''}|${state.failed ?? ''}`;
   const page = useLoad(
-    (signal) => api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal }),
+    async (signal): Promise<ListPage> => {
+      // Elements, their number and a formula are the OPTIMADE endpoint's to answer, failed processes the
+      // querybuilder's; the nodes they find then filter the list by pk, so that sorting, paging and the other
+      // filters work on them as on any node.
+      let pks: number[] | undefined;
+      let summary: ListPage['chemistry'];
+      if (chemistry !== undefined) {
+        const found = await structurePks(api, root, chemistry, CHEMISTRY_LIMIT, signal);
+        summary = { total: found.total, taken: found.pks.length, url: found.url };
+        pks = found.pks;
+      }
+      if (state.failed) {
+        const failed = await failedPks(api, CHEMISTRY_LIMIT, signal);
+        pks = pks === undefined ? failed : pks.filter((pk) => failed.includes(pk));
+      }
+      if (pks !== undefined) {
+        if (pks.length === 0) return { nodes: [], totalCount: 0, chemistry: summary };
+        const request = listRequest(state, pks);
+        const answer = await api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal });
+        return { nodes: answer.data.nodes, totalCount: answer.totalCount, chemistry: summary };
+      }
+      const request = listRequest(state);
+      const answer = await api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal });
+      return { nodes: answer.data.nodes, totalCount: answer.totalCount };
+    },
     [api, key],
   );
   const users = useLoad((signal) => api.get<{ users: User[] }>('/users/', undefined, { signal }), [api]);
@@ -36,7 +80,15 @@ export function NodeList() {
 
   return (
     <>
-      <h1>Nodes</h1>
+      <h1>{state.failed ? 'Failed processes' : 'Nodes'}</h1>
+      {state.failed && (
+        <p class="muted">
+          Excepted, killed, or finished with a non-zero exit status; the newest {CHEMISTRY_LIMIT} at most.{' '}
+          <Link path="/nodes" params={{ ...listStateParams({ ...state, failed: undefined, page: 1 }) }}>
+            All nodes
+          </Link>
+        </p>
+      )}
       <Filters
         state={state}
         users={users.state === 'ok' ? users.data.data.users : []}
@@ -46,17 +98,32 @@ export function NodeList() {
       {state.label !== undefined && MAYBE_CHEMISTRY.test(state.label.trim()) && (
         <Lazy load={loadChemistry} props={{ text: state.label }} what="the structures" />
       )}
+      {filtersChemistry(state) && chemistry === undefined && (
+        <p class="muted">“{params.get('formula')}” is not a formula; the list is not filtered by it.</p>
+      )}
       <Await loaded={page} what="this page of nodes">
         {(answer) => (
           <>
             <p class="muted" data-figure="list-total">
-              {formatCount(answer.totalCount ?? answer.data.nodes.length)} nodes
+              {formatCount(answer.totalCount ?? answer.nodes.length)} nodes
+              {answer.chemistry && (
+                <>
+                  {' '}
+                  ·{' '}
+                  <a href={answer.chemistry.url} rel="nofollow">
+                    structures found by OPTIMADE
+                  </a>
+                  {answer.chemistry.total !== undefined && answer.chemistry.total > answer.chemistry.taken
+                    ? `: the ${answer.chemistry.taken} smallest of ${formatCount(answer.chemistry.total)}`
+                    : ''}
+                </>
+              )}
             </p>
-            {answer.data.nodes.length === 0 ? (
+            {answer.nodes.length === 0 ? (
               <p>No node matches these filters.</p>
             ) : (
               <NodeTable
-                nodes={answer.data.nodes}
+                nodes={answer.nodes}
                 caption="Nodes"
                 sort={state.sort}
                 onSort={(sort) => go({ sort, page: 1 })}
@@ -121,6 +188,11 @@ function Filters({
       to: text('to'),
       user: user === undefined ? undefined : Number(user),
       type: text('type'),
+      elements: text('elements')
+        ?.split(/[\s,]+/)
+        .filter((e) => e !== ''),
+      nelements: text('nelements') === undefined ? undefined : Number(text('nelements')),
+      formula: text('formula'),
     });
   };
   // The key makes the form show the URL's values again after navigating (back, a link).
@@ -168,6 +240,27 @@ function Filters({
           )}
         </select>
       </label>
+      <fieldset class="filters-chemistry">
+        <legend>Structures (OPTIMADE)</legend>
+        <label>
+          Elements{' '}
+          <input
+            name="elements"
+            type="search"
+            value={state.elements?.join(' ') ?? ''}
+            size={8}
+            placeholder="Si O"
+          />
+        </label>
+        <label>
+          Number of elements{' '}
+          <input name="nelements" type="number" min={1} max={118} value={state.nelements ?? ''} />
+        </label>
+        <label>
+          Formula{' '}
+          <input name="formula" type="search" value={state.formula ?? ''} size={8} placeholder="SiO2" />
+        </label>
+      </fieldset>
       <button type="submit">Apply</button>
       <button
         type="button"
@@ -180,6 +273,9 @@ function Filters({
             to: undefined,
             user: undefined,
             type: undefined,
+            elements: undefined,
+            nelements: undefined,
+            formula: undefined,
           })
         }
       >

@@ -19,11 +19,19 @@ import { OptimadeEntry } from '../components/OptimadeEntry.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { Comments, Derived, Downloads, NodeContents } from './NodeParts.js';
 import { LinkTable } from './NodeLinks.js';
+import { ProcessFacts } from './ProcessFacts.js';
 
 export function NodePage({ uuid }: { uuid: string }) {
   const { api } = useExplorer();
   const node = useLoad(
     async (signal) => {
+      // `/nodes/<pk>` names a node by its pk (AiiDA's `load_node(3806)`); a pk no node has may still be the start
+      // of a UUID, so that is asked next.
+      if (/^\d+$/.test(uuid)) {
+        const byPk = await api.get<{ nodes: NodeSummary[] }>('/nodes/', `id=${uuid}`, { signal });
+        const found = byPk.data.nodes[0];
+        if (found !== undefined) return found;
+      }
       const answer = await api.get<{ nodes: NodeSummary[] }>(
         `/nodes/${encodeURIComponent(uuid)}/`,
         undefined,
@@ -40,7 +48,7 @@ export function NodePage({ uuid }: { uuid: string }) {
   if (node.state === 'error' && isNotFound(node.error))
     return (
       <NotFound>
-        No node with the UUID <code>{uuid}</code> is in this data.
+        No node with the {/^\d+$/.test(uuid) ? 'pk or UUID' : 'UUID'} <code>{uuid}</code> is in this data.
       </NotFound>
     );
   return (
@@ -108,6 +116,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
             <p class="description">{more.data.description}</p>
           ) : null}
           <dl class="props">
+            {node.node_type.startsWith('process.') && <ProcessFacts uuid={node.uuid} />}
             <dt>UUID</dt>
             <dd>
               <code data-field="uuid">{node.uuid}</code> <CopyButton value={node.uuid} label="Copy UUID" />
@@ -210,7 +219,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
         <LinkTable uuid={node.uuid} direction="outgoing" />
       </Section>
       <Section title="Files" id="files" collapsed>
-        <FileBrowser source={files} title="Repository files" />
+        <FileBrowser source={files} title="Repository files" urlKey="file" hash="files" />
       </Section>
       <Section title="Download" id="download" collapsed>
         <Downloads node={node} />

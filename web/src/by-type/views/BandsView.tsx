@@ -8,34 +8,72 @@ import { Section } from './common.js';
 import { downloadJson } from './download.js';
 import { LinePlot, SERIES } from './LinePlot.js';
 import { fetchAttributes } from './contents.js';
+import { fermiOf, fermiQuery, type Fermi } from '../logic/fermi.js';
+import { useExplorer } from '../../context.js';
 
 export default function BandsView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
     async (signal) => {
-      const [json, attributes] = await Promise.all([
+      const [json, attributes, fermi] = await Promise.all([
         downloadJson<unknown>(api, node.uuid, signal),
         fetchAttributes(api, node.uuid, signal),
+        // The Fermi energy is a help, not the plot: without an answer the plot is drawn without it.
+        api
+          .query<{ d?: Record<string, unknown>[] }>(fermiQuery(node.id), { signal })
+          .then((answer) => fermiOf(answer.data))
+          .catch(() => undefined),
       ]);
       if (!isBandsJson(json)) throw new Error('the json download of these bands has no "paths" to plot');
       const units = attributes.units;
-      return { plot: bandsPlot(json), units: typeof units === 'string' ? units : '' };
+      return { plot: bandsPlot(json), units: typeof units === 'string' ? units : '', fermi };
     },
     [node.uuid, api],
   );
   return (
     <div class="bt-view" data-view="bands">
       <Await loaded={loaded} what="the band structure">
-        {({ plot, units }) => <Bands plot={plot} units={units} label={node.label || 'bands'} />}
+        {({ plot, units, fermi }) => (
+          <Bands plot={plot} units={units} fermi={fermi} label={node.label || 'bands'} />
+        )}
       </Await>
     </div>
   );
 }
 
-function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: string }) {
-  // Energies relative to a reference the reader gives (a Fermi energy), within a window they choose.
-  const [reference, setReference] = useState(0);
-  const [window_, setWindow] = useState<[number, number] | undefined>(undefined);
-  const [typed, setTyped] = useState({ reference: '0', low: '', high: '' });
+/** `-3,3` from the address: an energy window, low below high; anything else is none. */
+function windowOf(text: string | undefined): [number, number] | undefined {
+  const [low, high] = (text ?? '').split(',').map(Number);
+  return low !== undefined &&
+    high !== undefined &&
+    Number.isFinite(low) &&
+    Number.isFinite(high) &&
+    low < high
+    ? [low, high]
+    : undefined;
+}
+
+function Bands({
+  plot,
+  units,
+  fermi,
+  label,
+}: {
+  plot: BandsPlot;
+  units: string;
+  fermi?: Fermi;
+  label: string;
+}) {
+  const { navigate, params } = useExplorer();
+  // Energies relative to a reference the reader gives (a Fermi energy), within a window they choose; both in the
+  // address (`?ref=5.2&window=-3,3`), so that a reload or a shared link shows the same plot.
+  const keptRef = Number(params.get('ref') ?? 0);
+  const reference = Number.isFinite(keptRef) ? keptRef : 0;
+  const window_ = windowOf(params.get('window') ?? undefined);
+  const [typed, setTyped] = useState({
+    reference: String(reference),
+    low: window_ ? String(window_[0]) : '',
+    high: window_ ? String(window_[1]) : '',
+  });
   if (plot.lines.length === 0) return <p>These bands hold no points to plot.</p>;
   const twoTypes = plot.twoTypes;
   const shift = (p: [number, number]): [number, number] => [p[0], p[1] - reference];
@@ -43,9 +81,15 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
   const apply = (event: Event) => {
     event.preventDefault();
     const ref = Number(typed.reference);
-    setReference(Number.isFinite(ref) ? ref : 0);
     const [low, high] = [Number(typed.low), Number(typed.high)];
-    setWindow(typed.low !== '' && typed.high !== '' && low < high ? [low, high] : undefined);
+    // One change of the address for both (two would each start from the same old one).
+    const url = new URL(window.location.href);
+    const set = (name: string, value: string | undefined) =>
+      value === undefined ? url.searchParams.delete(name) : url.searchParams.set(name, value);
+    set('ref', Number.isFinite(ref) && ref !== 0 ? String(ref) : undefined);
+    set('window', typed.low !== '' && typed.high !== '' && low < high ? `${low},${high}` : undefined);
+    set('zoom', undefined);
+    navigate(`${url.pathname}${url.search}${url.hash}`, { replace: true });
   };
   const lines = plot.lines.map((l) => ({
     points: reference === 0 ? l.points : l.points.map(shift),
@@ -70,6 +114,25 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
             second band type (spin down)
           </span>
         </div>
+      )}
+      {fermi !== undefined && (
+        <p data-testid="fermi-energy">
+          Fermi energy {+fermi.energy.toPrecision(8)}
+          {fermi.units ? ` ${fermi.units}` : ''} (dashed line), from the creating calculation's output{' '}
+          <button
+            type="button"
+            class="bt-button"
+            onClick={() => {
+              setTyped({ ...typed, reference: String(fermi.energy) });
+              const url = new URL(window.location.href);
+              url.searchParams.set('ref', String(fermi.energy));
+              url.searchParams.delete('zoom');
+              navigate(`${url.pathname}${url.search}${url.hash}`, { replace: true });
+            }}
+          >
+            Use as reference
+          </button>
+        </p>
       )}
       <form class="bt-plot-controls" onSubmit={apply} aria-label="Energy axis">
         <label>
@@ -109,8 +172,9 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
           type="button"
           class="bt-button"
           onClick={() => {
-            setReference(0);
-            setWindow(undefined);
+            const url = new URL(window.location.href);
+            for (const name of ['ref', 'window', 'zoom']) url.searchParams.delete(name);
+            navigate(`${url.pathname}${url.search}${url.hash}`, { replace: true });
             setTyped({ reference: '0', low: '', high: '' });
           }}
         >
@@ -127,6 +191,8 @@ function Bands({ plot, units, label }: { plot: BandsPlot; units: string; label: 
         yLabel={`${reference === 0 ? 'Energy' : `E − ${reference}`}${units ? ` (${units})` : ''}`}
         title={`Band structure of ${label}: ${plot.bandCount} bands`}
         testId="bands-plot"
+        urlKey="zoom"
+        markers={fermi === undefined ? undefined : [{ y: fermi.energy - reference, label: 'E_F' }]}
       />
     </Section>
   );

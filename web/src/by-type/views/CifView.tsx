@@ -11,6 +11,24 @@ import { Crystal3D } from './Crystal3D.js';
 import { downloadText } from './download.js';
 import { CellTable } from './StructureView.js';
 import { fetchAttributes } from './contents.js';
+import { Symmetry } from './Symmetry.js';
+import type { Crystal } from '../logic/structure.js';
+
+/** The unit cell of a CIF as the symmetry finder takes a structure, or undefined without sites. */
+function crystalOfCif(cif: CifStructure): Crystal | undefined {
+  if (cif.unitCell.length === 0) return undefined;
+  return {
+    cell: cif.cell,
+    pbc: [true, true, true],
+    sites: cif.unitCell.map((s) => ({
+      kind: s.symbol,
+      symbols: [s.symbol],
+      weights: [s.occupancy],
+      position: s.position,
+      fractional: s.fractional,
+    })),
+  };
+}
 
 export default function CifView({ node, api }: TypeViewProps) {
   const loaded = useLoad(
@@ -47,6 +65,8 @@ function Cif({
     ? attributes.spacegroup_numbers.join(', ')
     : undefined;
   const { shown, more } = useShown(cif.listed);
+  // The space group is found from the unit cell's sites, as for a structure; the file's own is said beside it.
+  const crystal = useMemo(() => crystalOfCif(cif), [cif]);
   return (
     <>
       <Section title="Crystal" id="bt-cif">
@@ -57,8 +77,11 @@ function Cif({
           <dd>
             {hillFormula(cif.unitCell.map((s) => s.symbol))} ({cif.unitCell.length} sites)
           </dd>
-          <dt>Space group</dt>
-          <dd>{[cif.spaceGroup, groups && `No. ${groups}`].filter(Boolean).join(', ') || '—'}</dd>
+          {crystal && <Symmetry crystal={crystal} />}
+          <dt>Declared in the file</dt>
+          <dd data-testid="space-group-declared" title="the space group the file states, not checked">
+            {[cif.spaceGroup, groups && `No. ${groups}`].filter(Boolean).join(', ') || '—'}
+          </dd>
           <dt>Data block</dt>
           <dd>{cif.block}</dd>
           {typeof attributes.filename === 'string' && (

@@ -3,7 +3,8 @@
  * a title for readers, under the pointer the value of the nearest line, and zoom: drag a box (or a band across
  * one axis) over the plot, or the Zoom in / out buttons; Reset zoom shows everything again.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useUrlParam } from '../../url-state.js';
 import { linear, niceTicks, padded, zoomed } from '../logic/scale.js';
 
 export interface PlotLine {
@@ -24,11 +25,30 @@ interface Props {
   testId?: string;
   /** Shown as given (no padding): a window chosen by the reader. */
   exactY?: boolean;
+  /** Horizontal lines at these values, dashed and named (a Fermi energy). */
+  markers?: Array<{ y: number; label: string }>;
+  /** The URL parameter that keeps the zoom (`x0,x1,y0,y1`), so that a reload shows the same; none keeps it here. */
+  urlKey?: string;
 }
 
-const W = 720;
-const H = 420;
+/**
+ * The drawing's size in its own units: 720 wide, or on a narrower screen as wide as it is shown (one unit a CSS
+ * pixel), so that its 12-unit text is 12 px on a phone instead of shrinking with the drawing.
+ */
+const WIDE = { W: 720, H: 420 };
+const NARROW_BELOW = 560;
+const narrowSize = (width: number) => {
+  const W = Math.max(280, Math.round(width));
+  return { W, H: Math.round(W * 0.85) };
+};
 const M = { left: 64, right: 16, top: 16, bottom: 48 };
+
+const zoomText = (z: { x: Domain; y: Domain }) => [...z.x, ...z.y].map((v) => +v.toPrecision(6)).join(',');
+function zoomOf(text: string | undefined): { x: Domain; y: Domain } | undefined {
+  const v = (text ?? '').split(',').map(Number);
+  if (v.length !== 4 || !v.every(Number.isFinite) || v[0]! >= v[1]! || v[2]! >= v[3]!) return undefined;
+  return { x: [v[0]!, v[1]!], y: [v[2]!, v[3]!] };
+}
 
 /** A point list as an SVG path, at most one point per pixel column kept so long series stay light. */
 function pathOf(
@@ -54,32 +74,65 @@ type Domain = [number, number];
 /** A drag shorter than this (viewBox units) on an axis leaves that axis as it is: a click is not a zoom. */
 const MIN_DRAG = 8;
 
-/** A pointer event's place in the plot's viewBox. */
-function inBox(event: MouseEvent): { px: number; py: number } {
-  const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
-  return {
-    px: ((event.clientX - box.left) / box.width) * W,
-    py: ((event.clientY - box.top) / box.height) * H,
-  };
-}
-
-const inFrame = (px: number, py: number) =>
-  px >= M.left && px <= W - M.right && py >= M.top && py <= H - M.bottom;
-
-export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testId, exactY }: Props) {
+export function LinePlot({
+  lines,
+  x,
+  y,
+  xLabel,
+  yLabel,
+  namedTicks,
+  title,
+  testId,
+  exactY,
+  urlKey,
+  markers,
+}: Props) {
   const [clip] = useState(() => `bt-clip-${++clipCount}`);
   const [hover, setHover] = useState<{ px: number; py: number; text: string } | undefined>(undefined);
-  const [zoom, setZoom] = useState<{ x: Domain; y: Domain } | undefined>(undefined);
+  const [localZoom, setLocalZoom] = useState<{ x: Domain; y: Domain } | undefined>(undefined);
+  const [kept, keep] = useUrlParam(urlKey);
+  const zoom = urlKey === undefined ? localZoom : zoomOf(kept);
+  const setZoom = (z: { x: Domain; y: Domain } | undefined) =>
+    urlKey === undefined ? setLocalZoom(z) : keep(z === undefined ? undefined : zoomText(z));
   const [drag, setDrag] = useState<{ x0: number; y0: number; x1: number; y1: number } | undefined>(undefined);
-  // New data or a new window (the reader's energy range): the zoom starts over.
-  useEffect(() => setZoom(undefined), [lines, x[0], x[1], y[0], y[1]]);
+  // New data or a new window (the reader's energy range): the zoom starts over; not at the first drawing, which
+  // shows the zoom the address holds.
+  const dataKey = `${x[0]},${x[1]},${y[0]},${y[1]},${lines.length}`;
+  const drawnKey = useRef(dataKey);
+  useEffect(() => {
+    if (drawnKey.current === dataKey) return;
+    drawnKey.current = dataKey;
+    setZoom(undefined);
+  }, [dataKey]);
+  // The drawing's units follow its width on screen, so that tick labels stay readable on a phone.
+  const frame = useRef<HTMLDivElement>(null);
+  const [shownWidth, setShownWidth] = useState<number | undefined>(undefined);
+  useEffect(() => {
+    const element = frame.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setShownWidth(element.clientWidth));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const narrow = shownWidth !== undefined && shownWidth < NARROW_BELOW;
+  const { W, H } = narrow ? narrowSize(shownWidth) : WIDE;
+  /** A pointer event's place in the plot's viewBox. */
+  const inBox = (event: MouseEvent): { px: number; py: number } => {
+    const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
+    return {
+      px: ((event.clientX - box.left) / box.width) * W,
+      py: ((event.clientY - box.top) / box.height) * H,
+    };
+  };
+  const inFrame = (px: number, py: number) =>
+    px >= M.left && px <= W - M.right && py >= M.top && py <= H - M.bottom;
   const full: { x: Domain; y: Domain } = { x: namedTicks ? x : padded(x, 0.02), y: exactY ? y : padded(y) };
   const xd = zoom?.x ?? full.x;
   const yd = zoom?.y ?? full.y;
   const sx = linear(xd, [M.left, W - M.right]);
   const sy = linear(yd, [H - M.bottom, M.top]);
   const yTicks = niceTicks(yd[0], yd[1]);
-  const xTicks = namedTicks ? [] : niceTicks(xd[0], xd[1], 8);
+  const xTicks = namedTicks ? [] : niceTicks(xd[0], xd[1], narrow ? 5 : 8);
   const xAt = (px: number) => xd[0] + ((px - M.left) / (W - M.left - M.right)) * (xd[1] - xd[0]);
   const yAt = (py: number) => yd[1] - ((py - M.top) / (H - M.top - M.bottom)) * (yd[1] - yd[0]);
   const scaleBy = (factor: number) =>
@@ -126,7 +179,7 @@ export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testI
   };
   const shownTicks = namedTicks?.filter((t) => t.x >= xd[0] - 1e-9 && t.x <= xd[1] + 1e-9);
   return (
-    <div class="bt-plot-frame">
+    <div class="bt-plot-frame" ref={frame}>
       <div class="bt-plot-controls" role="group" aria-label={`Zoom of ${title}`}>
         <button type="button" class="bt-button" onClick={() => scaleBy(0.5)}>
           Zoom in
@@ -201,6 +254,16 @@ export function LinePlot({ lines, x, y, xLabel, yLabel, namedTicks, title, testI
             </path>
           ))}
         </g>
+        {markers
+          ?.filter((m) => m.y >= yd[0] && m.y <= yd[1])
+          .map((m) => (
+            <g key={m.label} class="bt-marker" data-testid="plot-marker" data-y={m.y}>
+              <line x1={M.left} x2={W - M.right} y1={sy(m.y)} y2={sy(m.y)} />
+              <text x={W - M.right - 4} y={sy(m.y) - 4} text-anchor="end">
+                {m.label}
+              </text>
+            </g>
+          ))}
         {drag && (
           <rect
             class="bt-zoom-box"

@@ -1,6 +1,6 @@
 /**
- * Processes (calcfunctions, calcjobs, workchains, workfunctions): state and exit status in colour, the report,
- * the callers and the called, and a calcjob's input and output files.
+ * Processes (calcfunctions, calcjobs, workchains, workfunctions): their inputs first, then state and exit status
+ * in colour, the results, the report, the callers and the called, and a calcjob's input and output files.
  */
 import { useMemo } from 'preact/hooks';
 import type { Api } from '../../api.js';
@@ -17,6 +17,7 @@ import { Section, Table, useShown } from './common.js';
 import { useAttributes } from './contents.js';
 import { KeyOutputs } from './KeyOutputs.js';
 import { CallTree } from './CallTree.js';
+import { ProcessInputs } from './ProcessInputs.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
@@ -25,6 +26,7 @@ export default function ProcessView({ node, api }: TypeViewProps) {
   const attributes = useAttributes({ node, api });
   return (
     <div class="bt-view" data-view="process">
+      <ProcessInputs api={api} uuid={node.uuid} />
       <Section title="Process" id="bt-process">
         <Await loaded={attributes} what="the process state">
           {(attrs) => <Status attributes={attrs} />}
@@ -47,24 +49,23 @@ function Status({ attributes }: { attributes: Record<string, unknown> }) {
       <dd>
         <span class={`bt-state bt-tone-${status.tone}`} data-testid="process-state">
           {status.state}
+        </span>{' '}
+        exit code{' '}
+        <span
+          data-testid="exit-status"
+          class={status.exitStatus === undefined ? '' : `bt-tone-${status.tone}`}
+        >
+          {status.exitStatus === undefined ? '—' : status.exitStatus}
         </span>
-      </dd>
-      <dt>Exit status</dt>
-      <dd data-testid="exit-status">
-        {status.exitStatus === undefined ? (
-          '—'
-        ) : (
-          <span class={`bt-tone-${status.tone}`}>{status.exitStatus}</span>
+        {status.exitMessage && (
+          <>
+            {': '}
+            <span class={`bt-tone-${status.tone}`} data-testid="exit-message">
+              {status.exitMessage}
+            </span>
+          </>
         )}
       </dd>
-      {status.exitMessage && (
-        <>
-          <dt>Exit message</dt>
-          <dd class={`bt-tone-${status.tone}`} data-testid="exit-message">
-            {status.exitMessage}
-          </dd>
-        </>
-      )}
       {typeof attributes.process_label === 'string' && (
         <>
           <dt>Process</dt>
@@ -272,7 +273,7 @@ function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
     <>
       <Section title="Input files" id="bt-input-files">
         <div data-testid="input-files">
-          <FileBrowser source={input} title="Input files" />
+          <FileBrowser source={input} title="Input files" urlKey="input" />
         </div>
       </Section>
       <Section title="Output files" id="bt-output-files">
@@ -284,7 +285,7 @@ function CalcJobFiles({ api, uuid }: { api: Api; uuid: string }) {
               </p>
             ) : (
               <div data-testid="output-files">
-                <FileBrowser source={output} title="Output files" />
+                <FileBrowser source={output} title="Output files" urlKey="output" />
               </div>
             )
           }

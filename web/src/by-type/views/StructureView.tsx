@@ -1,5 +1,6 @@
 /** StructureData: the 3D view with its cell, the formula, the cell's lengths and angles, and the sites. */
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
+import { useUrlParam } from '../../url-state.js';
 import { Await } from '../../components/Await.js';
 import { useLoad } from '../../hooks.js';
 import type { TypeViewProps } from '../index.js';
@@ -43,6 +44,14 @@ export default function StructureView({ node, api }: TypeViewProps) {
 /** The most atoms a supercell may have in the 3D view (beyond, the repeat buttons stop). */
 const SUPERCELL_ATOMS = 4000;
 
+/** `2x2x1` from the address, each 1 to 5 and the whole within SUPERCELL_ATOMS; anything else is 1×1×1. */
+function parseRepeat(text: string | undefined, sites: number): [number, number, number] {
+  const parts = (text ?? '').split('x').map(Number);
+  if (parts.length !== 3 || !parts.every((n) => Number.isInteger(n) && n >= 1 && n <= 5)) return [1, 1, 1];
+  const [a, b, c] = parts as [number, number, number];
+  return sites * a * b * c > SUPERCELL_ATOMS ? [1, 1, 1] : [a, b, c];
+}
+
 function Structure({
   crystal,
   derived,
@@ -54,7 +63,11 @@ function Structure({
   density?: number;
   label: string;
 }) {
-  const [repeat, setRepeat] = useState<[number, number, number]>([1, 1, 1]);
+  // The supercell is in the address (`?supercell=2x2x1`): a reload or a shared link draws the same.
+  const [kept, keep] = useUrlParam('supercell');
+  const repeat = useMemo(() => parseRepeat(kept, crystal.sites.length), [kept, crystal.sites.length]);
+  const setRepeat = (next: [number, number, number]) =>
+    keep(next.every((n) => n === 1) ? undefined : next.join('x'));
   const periodic = crystal.pbc.some(Boolean);
   const drawn = useMemo(() => {
     const atoms = crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position }));

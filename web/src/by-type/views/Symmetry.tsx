@@ -4,10 +4,12 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Crystal } from '../logic/structure.js';
+import { useUrlParam } from '../../url-state.js';
 import { kindsSplitElements, symmetryCell } from '../logic/symmetry.js';
 
 /** Distance tolerances offered, in Å; 1e-3 Å is a common default for relaxed structures. */
 const TOLERANCES = [1e-5, 1e-4, 1e-3, 1e-2, 0.1];
+const DEFAULT_TOLERANCE = 1e-3;
 
 interface Found {
   number: number;
@@ -30,7 +32,10 @@ async function loadMoyo() {
 }
 
 export function Symmetry({ crystal }: { crystal: Crystal }) {
-  const [tolerance, setTolerance] = useState(1e-3);
+  // The tolerance is in the address (`?symprec=0.01`), one of those offered.
+  const [kept, keep] = useUrlParam('symprec');
+  const tolerance = TOLERANCES.find((t) => String(t) === kept) ?? DEFAULT_TOLERANCE;
+  const setTolerance = (t: number) => keep(t === DEFAULT_TOLERANCE ? undefined : String(t));
   const [state, setState] = useState<{ found?: Found; elements?: Found; error?: string }>({});
   useEffect(() => {
     let live = true;
