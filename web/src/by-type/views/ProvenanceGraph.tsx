@@ -296,6 +296,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
             ref={host}
             tabIndex={0}
             onKeyDown={onKeyDown}
+            aria-busy={state.loading ? 'true' : 'false'}
             data-label-px={Math.round(NODE_FONT * zoom * 10) / 10}
             data-zoom={zoom}
             class="bt-graph pg-frame"
