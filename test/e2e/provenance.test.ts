@@ -204,10 +204,17 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
 
   for (const viewport of [DESKTOP, PHONE]) {
     it(`shows details beside (or under) the graph, goes full screen, and passes axe at ${viewport.width}×${viewport.height}`, async () => {
-      const selected = `selected=${bands.calc.uuid}`;
-      const watched = await openPage(`/nodes/${bands.uuid}?graph=${bands.calc.uuid}&${selected}`, viewport);
+      // The picture of the first test, from its address: three expansions, a calculation selected.
+      const structure = (await tree(bands.calc.uuid)).nodes[0]!.incoming.find((n) =>
+        n.node_type.startsWith('data.core.structure.'),
+      )!;
+      const graph = [bands.calc.uuid, bands.work.uuid, structure.uuid].join(',');
+      const watched = await openPage(
+        `/nodes/${bands.uuid}?graph=${graph}&selected=${bands.calc.uuid}`,
+        viewport,
+      );
       const { page } = watched;
-      await settled(page, 4);
+      await settled(page, 15);
       await expect
         .poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 })
         .toBe(bands.calc.uuid);
@@ -222,6 +229,10 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
       expect(allInside(await drawn(page))).toEqual([]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
       await screenshot(page, `graph-details-${viewport.width}`);
+      if (viewport.width < 1000) {
+        await page.locator('.pg-panel').scrollIntoViewIfNeeded();
+        await screenshot(page, `graph-sheet-${viewport.width}`);
+      }
       expect(await seriousViolations(page)).toEqual([]);
 
       // Full screen: the graph and its details take the window; Fit fits there; Escape leaves.
@@ -233,6 +244,7 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
       expect(bigger.width * bigger.height).toBeGreaterThan(frame.width * frame.height);
       await toolbar.getByRole('button', { name: 'Fit' }).click();
       expect(allInside(await drawn(page))).toEqual([]);
+      await screenshot(page, `graph-full-${viewport.width}`);
       expect(await seriousViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
       expect(await page.locator('.pg-full').count()).toBe(0);

@@ -175,6 +175,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     core.on('dbltap', 'node[!more]', (event) => callbacks.current.onOpen(event.target.id() as string));
     core.on('mouseover', 'node', (event) => setHovered(event.target.id() as string));
     core.on('mouseout', 'node', () => setHovered(undefined));
+    // A moved view leaves the pointer elsewhere: its caption would be left over the wrong box.
+    core.on('viewport', () => setHovered(undefined));
     // Restore what the address says: the page's node, then each expansion in order, then the selection.
     const saved = readGraphState(window.location.search);
     void expand(node.uuid);
@@ -191,7 +193,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     };
   }, [node.uuid, api]);
 
-  // The hovered, focused and selected nodes keep their captions and show their links' labels at any zoom.
+  // The links of the hovered, focused and selected nodes stand out.
   useEffect(() => {
     const core = cy.current;
     if (!core) return;
@@ -335,7 +337,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         </p>
       )}
       {markers.length > 0 && (
-        <p class="bt-muted" data-testid="graph-more">
+        <p class="bt-muted pg-after" data-testid="graph-more">
           Not drawn:{' '}
           {markers.map((m) => (
             <button
@@ -350,7 +352,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
           ))}
         </p>
       )}
-      <details>
+      <details class="pg-after">
         <summary>Nodes in the graph ({g.nodes.size})</summary>
         <ul data-testid="graph-nodes">
           {[...g.nodes.values()].map((n) => (

@@ -1,8 +1,8 @@
 /**
  * How cytoscape draws the provenance graph: boxes with type, label and pk, coloured by kind; link labels level,
  * on a backdrop, at the middle of their edge. Captions smaller than MIN_LABEL_PX on screen are not drawn (class
- * `far`: a coloured box is all a far-out view needs); the hovered, focused and selected nodes and their links
- * (class `shown`) keep theirs.
+ * `far`: a coloured box is all a far-out view needs; the view shows the hovered or focused node's caption over
+ * the frame); the links of the hovered, focused and selected nodes are drawn darker (class `shown`).
  */
 import type cytoscape from 'cytoscape';
 
@@ -101,8 +101,7 @@ export function graphStyle(c: Colours, centre: string): cytoscape.StylesheetJson
     { selector: 'edge[call]', style: { 'line-style': 'dotted' } },
     // Too far out to read (cytoscape's own min-zoomed-font-size rounds the zoom to powers of two).
     { selector: '.far', style: { label: '' } },
-    { selector: 'node.shown', style: { label: 'data(label)', 'z-index': 10 } },
-    { selector: 'edge.shown[!more]', style: { label: 'data(label)', 'z-index': 10 } },
+
     { selector: 'edge.shown', style: { 'line-color': c.fg, 'target-arrow-color': c.fg, width: 2.5 } },
     {
       selector: 'node:selected',
