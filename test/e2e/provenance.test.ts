@@ -183,6 +183,13 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
     const { page } = watched;
     await settled(page, 1 + NEIGHBOURS_PER_DIRECTION);
     const first = (await tree(hub.uuid)).nodes[0]!.outgoing[0]!;
+    // A calculation's own page starts with its code, structure and parameters in the frame.
+    const calcPage = await openPage(`/nodes/${first.uuid}`);
+    await settled(calcPage.page, 4);
+    expect(allInside(await drawn(calcPage.page))).toEqual([]);
+    expect(calcPage.problems).toEqual([]);
+    await calcPage.page.context().close();
+    expect(allInside(await drawn(page))).toEqual([]);
     await clickAndExpand(page, first.uuid);
     await page.getByRole('toolbar', { name: 'Graph view' }).getByRole('button', { name: 'Fit' }).click();
     const d = await drawn(page);
@@ -230,6 +237,12 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
       await screenshot(page, `graph-details-${viewport.width}`);
       if (viewport.width < 1000) {
+        // Zoomed in to where the captions are drawn again.
+        const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+        const far = (await drawn(page)).zoom;
+        while ((await drawn(page)).zoom < 0.8) await toolbar.getByRole('button', { name: 'Zoom in' }).click();
+        expect((await drawn(page)).zoom).toBeGreaterThan(far);
+        await screenshot(page, `graph-zoomed-${viewport.width}`);
         await page.locator('.pg-panel').scrollIntoViewIfNeeded();
         await screenshot(page, `graph-sheet-${viewport.width}`);
       }
