@@ -40,7 +40,17 @@ export function drawn(page: Page): Promise<Drawn> {
   });
 }
 
-/** The point of the page where a node is drawn (the view moved first, as a person would, if it is outside). */
+/**
+ * A click on a node where it is drawn (the view moved first, as a person would, if it is outside). The point is
+ * taken relative to the frame and the frame found at the time of the click, so that the page moving meanwhile (a
+ * panel filling in) cannot send the click elsewhere.
+ */
+export async function clickNode(page: Page, id: string): Promise<void> {
+  const position = await whereIs(page, id);
+  await page.locator(GRAPH).click({ position });
+}
+
+/** Where a node is drawn, relative to the frame (the view moved first if it is outside). */
 export function whereIs(page: Page, id: string): Promise<{ x: number; y: number }> {
   return page.locator(GRAPH).evaluate((element, uuid) => {
     interface El {
@@ -64,8 +74,7 @@ export function whereIs(page: Page, id: string): Promise<{ x: number; y: number 
       cy.center(el);
       p = el.renderedPosition();
     }
-    const box = element.getBoundingClientRect();
-    return { x: box.left + p.x, y: box.top + p.y };
+    return { x: p.x, y: p.y };
   }, id);
 }
 

@@ -4,13 +4,14 @@
  * from a code used by 87 calculations, one. After Fit every drawn node is inside the frame; a calculation's inputs
  * are left of it and its outputs right; a click shows a node's details beside the graph without leaving the page;
  * the address keeps the expansions and the selection and a reload draws the same picture; Zoom out always zooms
- * out; full screen takes the window; axe-core finds no serious or critical violation.
+ * out; full screen takes the window; axe-core finds no serious or critical violation. The layout, fit and address
+ * tests run on the archive and on the same data as a PostgreSQL profile (where PostgreSQL is installed).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
 import { seriousViolations } from './axe.js';
-import { drawn, settled, whereIs, type Drawn } from './graph-helpers.js';
+import { clickNode, drawn, settled, type Drawn } from './graph-helpers.js';
 import {
   browserMissing,
   launchBrowser,
@@ -20,8 +21,18 @@ import {
   type ApiNode,
 } from './support.js';
 import { richFile } from '../conformance/corpus.js';
+import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
+import { tempDir } from '../helpers.js';
+import { unpackContainer } from '../support/profile-fixtures.js';
 
 const missing = browserMissing();
+const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
+
+/** The same rich data as an archive and, where PostgreSQL is installed, as a live profile. */
+const SOURCES = [
+  { name: 'archive', skip: false },
+  { name: 'PostgreSQL profile', skip: !withPostgres },
+] as const;
 
 interface Linked extends ApiNode {
   link_type: string;
@@ -43,8 +54,14 @@ function allInside(d: Drawn): string[] {
     );
 }
 
-describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', () => {
+describe.each(SOURCES)('the provenance graph (rich data as $name)', ({ name, skip }) => {
+  if (missing !== undefined || skip) {
+    it.skip('needs Chromium (and PostgreSQL for the profile)', () => undefined);
+    return;
+  }
+  const onArchive = name === 'archive';
   let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let cluster: Cluster | undefined;
   let browser: Browser;
   /** A band structure returned by a workflow and created by the calculation it called. */
   let bands: { uuid: string; calc: Linked; work: Linked };
@@ -57,7 +74,14 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
     ).data;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+    let sources = [richFile('rich.aiida')];
+    if (!onArchive) {
+      cluster = await startCluster();
+      cluster.restore('richpg', richFile('rich-psql.sql.gz'));
+      const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
+      sources = [cluster.url('richpg'), '--repository', repository];
+    }
+    [served, browser] = await Promise.all([serveExplorer(sources), launchBrowser()]);
     const all = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=200`,
     );
@@ -78,10 +102,11 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
         .metadata[0]!.total_no_of_outgoings;
       if (!hub || outgoing > hub.outgoing) hub = { uuid: code.uuid, outgoing };
     }
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     served?.stop();
+    cluster?.destroy();
   });
 
   const openPage = async (path: string, viewport = DESKTOP) => {
@@ -94,8 +119,7 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
   /** A click on a node shows its details; its Expand adds its neighbours. */
   const clickAndExpand = async (page: Page, uuid: string) => {
     const before = await settled(page);
-    const point = await whereIs(page, uuid);
-    await page.mouse.click(point.x, point.y);
+    await clickNode(page, uuid);
     await expect.poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 }).toBe(uuid);
     await details(page).getByRole('button', { name: 'Expand' }).click();
     await expect.poll(() => page.locator('[data-testid="graph-nodes"] li').count()).toBeGreaterThan(before);
@@ -150,7 +174,7 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
     await toolbar.getByRole('button', { name: 'Zoom out' }).click();
     expect((await drawn(page)).zoom).toBeLessThan(fitted);
     await toolbar.getByRole('button', { name: 'Fit' }).click();
-    await screenshot(page, 'graph-three-expansions-1366');
+    await screenshot(page, `graph-three-expansions-${name.split(' ')[0]}`);
 
     // The address holds the three expansions and the selection; a reload draws the same nodes at the same places.
     const url = new URL(page.url());
@@ -199,10 +223,9 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
     // The hub's users are one column, no taller than the bound and its "N more".
     const column = d.nodes.filter((n) => Math.abs(n.x - more!.x) < 1);
     expect(column.length).toBeLessThanOrEqual(NEIGHBOURS_PER_DIRECTION + 2);
-    await screenshot(page, 'graph-hub-1366');
+    await screenshot(page, `graph-hub-${name.split(' ')[0]}`);
     // The "N more" box opens the paged list of those links.
-    const point = await whereIs(page, more!.id);
-    await page.mouse.click(point.x, point.y);
+    await clickNode(page, more!.id);
     await page.waitForURL(/#outgoing$/);
     expect(await page.locator('#outgoing .pager-where').textContent()).toContain(`of ${hub.outgoing}`);
     expect(watched.problems).toEqual([]);
@@ -210,75 +233,82 @@ describe.skipIf(missing !== undefined)('the provenance graph (rich archive)', ()
   });
 
   for (const viewport of [DESKTOP, PHONE]) {
-    it(`shows details beside (or under) the graph, goes full screen, and passes axe at ${viewport.width}×${viewport.height}`, async () => {
-      // The picture of the first test, from its address: three expansions, a calculation selected.
-      const structure = (await tree(bands.calc.uuid)).nodes[0]!.incoming.find((n) =>
-        n.node_type.startsWith('data.core.structure.'),
-      )!;
-      const graph = [bands.calc.uuid, bands.work.uuid, structure.uuid].join(',');
-      const watched = await openPage(
-        `/nodes/${bands.uuid}?graph=${graph}&selected=${bands.calc.uuid}`,
-        viewport,
-      );
-      const { page } = watched;
-      await settled(page, 15);
-      await expect
-        .poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 })
-        .toBe(bands.calc.uuid);
-      // A calculation's state is in its details.
-      await expect
-        .poll(() => details(page).textContent(), { timeout: 15_000 })
-        .toMatch(/Finished|Failed|Excepted|Killed|Running|Waiting|Created/);
-      const frame = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
-      const panel = (await page.locator('.pg-panel').boundingBox())!;
-      if (viewport.width > 1000) expect(panel.x).toBeGreaterThanOrEqual(frame.x + frame.width);
-      else expect(panel.y).toBeGreaterThanOrEqual(frame.y + frame.height);
-      expect(allInside(await drawn(page))).toEqual([]);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
-      await screenshot(page, `graph-details-${viewport.width}`);
-      if (viewport.width < 1000) {
-        // Zoomed in to where the captions are drawn again.
-        const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
-        const far = (await drawn(page)).zoom;
-        while ((await drawn(page)).zoom < 0.8) await toolbar.getByRole('button', { name: 'Zoom in' }).click();
-        expect((await drawn(page)).zoom).toBeGreaterThan(far);
-        await screenshot(page, `graph-zoomed-${viewport.width}`);
-        await page.locator('.pg-panel').scrollIntoViewIfNeeded();
-        await screenshot(page, `graph-sheet-${viewport.width}`);
-      }
-      expect(await seriousViolations(page)).toEqual([]);
+    it.skipIf(!onArchive)(
+      `shows details beside (or under) the graph, goes full screen, and passes axe at ${viewport.width}×${viewport.height}`,
+      async () => {
+        // The picture of the first test, from its address: three expansions, a calculation selected.
+        const structure = (await tree(bands.calc.uuid)).nodes[0]!.incoming.find((n) =>
+          n.node_type.startsWith('data.core.structure.'),
+        )!;
+        const graph = [bands.calc.uuid, bands.work.uuid, structure.uuid].join(',');
+        const watched = await openPage(
+          `/nodes/${bands.uuid}?graph=${graph}&selected=${bands.calc.uuid}`,
+          viewport,
+        );
+        const { page } = watched;
+        await settled(page, 15);
+        await expect
+          .poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 })
+          .toBe(bands.calc.uuid);
+        // A calculation's state is in its details.
+        await expect
+          .poll(() => details(page).textContent(), { timeout: 15_000 })
+          .toMatch(/Finished|Failed|Excepted|Killed|Running|Waiting|Created/);
+        const frame = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
+        const panel = (await page.locator('.pg-panel').boundingBox())!;
+        if (viewport.width > 1000) expect(panel.x).toBeGreaterThanOrEqual(frame.x + frame.width);
+        else expect(panel.y).toBeGreaterThanOrEqual(frame.y + frame.height);
+        expect(allInside(await drawn(page))).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+        await screenshot(page, `graph-details-${viewport.width}`);
+        if (viewport.width < 1000) {
+          // Zoomed in to where the captions are drawn again.
+          const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+          const far = (await drawn(page)).zoom;
+          while ((await drawn(page)).zoom < 0.8)
+            await toolbar.getByRole('button', { name: 'Zoom in' }).click();
+          expect((await drawn(page)).zoom).toBeGreaterThan(far);
+          await screenshot(page, `graph-zoomed-${viewport.width}`);
+          await page.locator('.pg-panel').scrollIntoViewIfNeeded();
+          await screenshot(page, `graph-sheet-${viewport.width}`);
+        }
+        expect(await seriousViolations(page)).toEqual([]);
 
-      // Full screen: the graph and its details take the window; Fit fits there; Escape leaves.
-      const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
-      await toolbar.getByRole('button', { name: 'Full screen' }).click();
-      const whole = (await page.locator('.pg-full').boundingBox())!;
-      expect(whole).toEqual({ x: 0, y: 0, width: viewport.width, height: viewport.height });
-      const bigger = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
-      expect(bigger.width * bigger.height).toBeGreaterThan(frame.width * frame.height);
-      await toolbar.getByRole('button', { name: 'Fit' }).click();
-      expect(allInside(await drawn(page))).toEqual([]);
-      await screenshot(page, `graph-full-${viewport.width}`);
-      expect(await seriousViolations(page)).toEqual([]);
-      await page.keyboard.press('Escape');
-      expect(await page.locator('.pg-full').count()).toBe(0);
-      expect(watched.problems).toEqual([]);
-      await page.context().close();
-    });
+        // Full screen: the graph and its details take the window; Fit fits there; Escape leaves.
+        const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+        await toolbar.getByRole('button', { name: 'Full screen' }).click();
+        const whole = (await page.locator('.pg-full').boundingBox())!;
+        expect(whole).toEqual({ x: 0, y: 0, width: viewport.width, height: viewport.height });
+        const bigger = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
+        expect(bigger.width * bigger.height).toBeGreaterThan(frame.width * frame.height);
+        await toolbar.getByRole('button', { name: 'Fit' }).click();
+        expect(allInside(await drawn(page))).toEqual([]);
+        await screenshot(page, `graph-full-${viewport.width}`);
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.keyboard.press('Escape');
+        expect(await page.locator('.pg-full').count()).toBe(0);
+        expect(watched.problems).toEqual([]);
+        await page.context().close();
+      },
+    );
   }
 
-  it('is usable with the keyboard: arrow keys move between nodes, Enter shows details, + expands', async () => {
-    const watched = await openPage(`/nodes/${bands.uuid}`);
-    const { page } = watched;
-    const count = await settled(page, 3);
-    await page.locator('[data-testid="provenance-graph"]').focus();
-    await page.keyboard.press('ArrowLeft'); // focuses the page's node first
-    await page.keyboard.press('ArrowLeft'); // then a neighbour on its left: one of its makers
-    await page.keyboard.press('Enter');
-    const chosen = await details(page).getAttribute('data-uuid', { timeout: 15_000 });
-    expect([bands.calc.uuid, bands.work.uuid]).toContain(chosen);
-    await page.keyboard.press('+');
-    expect(await settled(page, count + 1)).toBeGreaterThan(count);
-    expect(watched.problems).toEqual([]);
-    await page.context().close();
-  });
+  it.skipIf(!onArchive)(
+    'is usable with the keyboard: arrow keys move between nodes, Enter shows details, + expands',
+    async () => {
+      const watched = await openPage(`/nodes/${bands.uuid}`);
+      const { page } = watched;
+      const count = await settled(page, 3);
+      await page.locator('[data-testid="provenance-graph"]').focus();
+      await page.keyboard.press('ArrowLeft'); // focuses the page's node first
+      await page.keyboard.press('ArrowLeft'); // then a neighbour on its left: one of its makers
+      await page.keyboard.press('Enter');
+      const chosen = await details(page).getAttribute('data-uuid', { timeout: 15_000 });
+      expect([bands.calc.uuid, bands.work.uuid]).toContain(chosen);
+      await page.keyboard.press('+');
+      expect(await settled(page, count + 1)).toBeGreaterThan(count);
+      expect(watched.problems).toEqual([]);
+      await page.context().close();
+    },
+  );
 });
