@@ -13,7 +13,7 @@ import { kindName, typeName } from '../../format.js';
 import { useLoad } from '../../hooks.js';
 import type { NodeSummary } from '../../types.js';
 import { typeView } from '../index.js';
-import type { TrailItem } from '../logic/graph-state.js';
+import { parseTrail, type TrailItem } from '../logic/graph-state.js';
 
 interface DetailsProps {
   uuid: string;
@@ -98,4 +98,23 @@ export function Trail({ items }: { items: TrailItem[] }) {
       </ol>
     </nav>
   );
+}
+
+const trailKey = (base: string) => `quarry:graph-trail:${base}`;
+
+/** The trail of this tab for this API (a tab may visit several sources). */
+export function storedTrail(base: string): TrailItem[] {
+  try {
+    return parseTrail(window.sessionStorage.getItem(trailKey(base)));
+  } catch {
+    return [];
+  }
+}
+
+export function storeTrail(base: string, trail: TrailItem[]): void {
+  try {
+    window.sessionStorage.setItem(trailKey(base), JSON.stringify(trail));
+  } catch {
+    // Storage full or refused: the trail lives as long as the page.
+  }
 }

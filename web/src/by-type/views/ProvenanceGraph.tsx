@@ -15,38 +15,24 @@ import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
 import { emptyGraph, mergeTree, moreMarkers, neighbourSides, oneLine, type Graph } from '../logic/graph.js';
 import { emptyLayout, placeAround, type Layout } from '../logic/graph-layout.js';
-import {
-  extendTrail,
-  parseTrail,
-  readGraphState,
-  writeGraphState,
-  type TrailItem,
-} from '../logic/graph-state.js';
+import { extendTrail, readGraphState, writeGraphState, type TrailItem } from '../logic/graph-state.js';
 import { fetchFormulas, fetchTree } from './graph-data.js';
 import {
   bringIntoView,
   captionOf,
   draw,
   FIT_PADDING,
+  markFar,
   nearestInDirection,
   READABLE_ZOOM,
   showAround,
+  tipAt,
   zoomBy,
 } from './graph-draw.js';
 import { colours, graphStyle, NODE_FONT } from './graph-style.js';
-import { GraphDetails, Trail } from './GraphDetails.js';
+import { GraphDetails, storedTrail, storeTrail, Trail } from './GraphDetails.js';
 import './by-type.css';
 import './graph.css';
-
-const trailKey = (base: string) => `quarry:graph-trail:${base}`;
-
-function storedTrail(base: string): TrailItem[] {
-  try {
-    return parseTrail(window.sessionStorage.getItem(trailKey(base)));
-  } catch {
-    return [];
-  }
-}
 
 export default function ProvenanceGraph({ node, api, onOpen, onMore }: ProvenanceGraphProps) {
   const host = useRef<HTMLDivElement>(null);
@@ -55,6 +41,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const layout = useRef<Layout>(emptyLayout());
   const formulas = useRef(new Map<string, string>());
   const expansions = useRef<string[]>([]);
+  /** The selected node as the address says it (it may name a node not drawn). */
+  const selection = useRef<string | undefined>(undefined);
   const queue = useRef<Promise<void>>(Promise.resolve());
   const [, setVersion] = useState(0);
   const [state, setState] = useState<{ loading?: string; error?: Error }>({});
@@ -77,6 +65,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   };
 
   const select = (id: string | undefined) => {
+    selection.current = id;
     setSelected(id);
     const core = cy.current;
     if (core) {
@@ -92,11 +81,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     const caption = oneLine(captionOf(graph.current, formulas.current, id));
     setTrail((before) => {
       const after = extendTrail(before, { uuid: id, caption });
-      try {
-        window.sessionStorage.setItem(trailKey(api.base), JSON.stringify(after));
-      } catch {
-        // Storage full or refused: the trail lives as long as the page.
-      }
+      storeTrail(api.base, after);
       return after;
     });
   };
@@ -127,7 +112,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         showAround(core, uuid);
         if (uuid === node.uuid) addToTrail(uuid);
         else if (!expansions.current.includes(uuid)) expansions.current.push(uuid);
-        remember(core.$('node:selected').first().id() || undefined);
+        remember(selection.current);
         setState({});
         setVersion((v) => v + 1);
       } catch (error) {
@@ -377,20 +362,4 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       </details>
     </div>
   );
-}
-
-/** Captions too small to read are left out (those of the nodes the reader points at are kept: class `shown`). */
-function markFar(core: cytoscape.Core) {
-  const far = core.zoom() < READABLE_ZOOM;
-  const wrong = far ? core.elements(':not(.far)') : core.elements('.far');
-  if (wrong.length > 0) wrong.toggleClass('far', far);
-}
-
-/** Where the caption of a node too small to read is shown, over the frame, and what it says. */
-function tipAt(core: cytoscape.Core | undefined, id: string, graph: Graph, formulas: Map<string, string>) {
-  const el = core?.getElementById(id);
-  if (!core || !el || el.length === 0) return undefined;
-  const box = el.renderedBoundingBox();
-  const text = el.data('more') ? String(el.data('label')) : captionOf(graph, formulas, id);
-  return { x: Math.max(0, box.x1), y: box.y2 + 4, text };
 }

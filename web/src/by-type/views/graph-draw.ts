@@ -1,13 +1,12 @@
 /**
  * The provenance graph's model put on cytoscape's canvas: nodes at the cells the layering gave them (cytoscape's
- * preset layout; nothing drawn is ever moved), captions kept up to date, and the view fitted or moved to what a
- * reader just asked for.
+ * preset layout; nothing drawn is ever moved), captions kept up to date (left out when too small to read), and
+ * the view fitted or moved to what a reader just asked for.
  */
 import type cytoscape from 'cytoscape';
-import { moreMarkers, nodeCaption, type Graph } from '../logic/graph.js';
+import { MIN_LABEL_PX, moreMarkers, nodeCaption, type Graph } from '../logic/graph.js';
 import { bend, position, type Cell, type Layout } from '../logic/graph-layout.js';
 import { NODE_FONT } from './graph-style.js';
-import { MIN_LABEL_PX } from '../logic/graph.js';
 
 export const FIT_PADDING = 24;
 /** The zoom at which captions are drawn at MIN_LABEL_PX on screen. */
@@ -149,4 +148,25 @@ export function nearestInDirection(
     if (!best || score < best.score) best = { id, score };
   }
   return best?.id;
+}
+
+/** Captions too small to read are left out (class `far`); the view shows the pointed-at node's over the frame. */
+export function markFar(core: cytoscape.Core): void {
+  const far = core.zoom() < READABLE_ZOOM;
+  const wrong = far ? core.elements(':not(.far)') : core.elements('.far');
+  if (wrong.length > 0) wrong.toggleClass('far', far);
+}
+
+/** Where the caption of a node too small to read is shown, over the frame, and what it says. */
+export function tipAt(
+  core: cytoscape.Core | undefined,
+  id: string,
+  graph: Graph,
+  formulas: Map<string, string>,
+): { x: number; y: number; text: string } | undefined {
+  const el = core?.getElementById(id);
+  if (!core || !el || el.length === 0) return undefined;
+  const box = el.renderedBoundingBox();
+  const text = el.data('more') ? String(el.data('label')) : captionOf(graph, formulas, id);
+  return { x: Math.max(0, box.x1), y: box.y2 + 4, text };
 }
