@@ -22,6 +22,7 @@ import {
   captionOf,
   draw,
   FIT_PADDING,
+  keepView,
   markFar,
   nearestInDirection,
   READABLE_ZOOM,
@@ -158,6 +159,9 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       callbacks.current.select(id);
     });
     core.on('dbltap', 'node[!more]', (event) => callbacks.current.onOpen(event.target.id() as string));
+    // The frame changes size with the details panel and full screen, not only with the window.
+    const resized = new ResizeObserver(() => keepView(core));
+    resized.observe(element);
     core.on('mouseover', 'node', (event) => setHovered(event.target.id() as string));
     core.on('mouseout', 'node', () => setHovered(undefined));
     // A moved view leaves the pointer elsewhere: its caption would be left over the wrong box.
@@ -173,6 +177,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       if (saved.selected) callbacks.current.select(saved.selected);
     });
     return () => {
+      resized.disconnect();
       core.destroy();
       cy.current = undefined;
     };
@@ -196,8 +201,11 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   // Full screen: the frame takes the window; the page behind does not scroll; Escape leaves.
   useEffect(() => {
     const core = cy.current;
-    core?.resize();
-    if (core) core.fit(undefined, FIT_PADDING);
+    if (core) {
+      // Its size is taken now (so the resize observer finds nothing left to scale), and the picture fitted to it.
+      keepView(core);
+      core.fit(undefined, FIT_PADDING);
+    }
     if (!full) return;
     const overflow = document.body.style.overflow;
     document.body.style.overflow = 'hidden';
@@ -257,7 +265,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       <p class="bt-muted bt-graph-legend">
         Inputs left, outputs right, callers above, called below. <span class="bt-swatch bt-data" /> data{' '}
         <span class="bt-swatch bt-calculation" /> calculation <span class="bt-swatch bt-workflow" /> workflow;
-        dashed: not expanded. Click a node for its details, double-click to open it.
+        dashed: not expanded. Click a node (or focus the graph and press Enter) for its details, double-click
+        to open it.
       </p>
       <div class="bt-graph-controls" role="toolbar" aria-label="Graph view">
         <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 1.25)}>
@@ -277,7 +286,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         </button>
       </div>
       <Trail items={trail} />
-      <div class="pg-body">
+      {/* Until a node is picked the picture has the whole width; then its details take a column beside it. */}
+      <div class={selected ? 'pg-body pg-with-panel' : 'pg-body'}>
         <div class="pg-canvas">
           <div
             ref={host}
@@ -298,8 +308,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
             </div>
           )}
         </div>
-        <aside class="pg-panel" aria-label="Details of the selected node">
-          {selected ? (
+        {selected && (
+          <aside class="pg-panel" aria-label="Details of the selected node">
             <GraphDetails
               key={selected}
               uuid={selected}
@@ -309,10 +319,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
               onExpand={() => void expand(selected)}
               onClose={() => select(undefined)}
             />
-          ) : (
-            <p class="bt-muted">Click a node, or focus the graph and press Enter, to see its details here.</p>
-          )}
-        </aside>
+          </aside>
+        )}
       </div>
       {state.loading && <Loading what="Loading the neighbourhood" />}
       {state.error && <ErrorMessage error={state.error} what="the neighbourhood" />}

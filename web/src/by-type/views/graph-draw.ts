@@ -170,3 +170,24 @@ export function tipAt(
   const text = el.data('more') ? String(el.data('label')) : captionOf(graph, formulas, id);
   return { x: Math.max(0, box.x1), y: box.y2 + 4, text };
 }
+
+const lastSize = new WeakMap<cytoscape.Core, { w: number; h: number }>();
+
+/**
+ * After the frame changed size (the details panel came or went, full screen): what was in view stays in view,
+ * around the same middle, scaled to the new frame, so a fitted picture stays fitted.
+ */
+export function keepView(core: cytoscape.Core): void {
+  const before = lastSize.get(core);
+  core.resize();
+  const w = core.width();
+  const h = core.height();
+  lastSize.set(core, { w, h });
+  if (!before || before.w <= 0 || before.h <= 0 || w <= 0 || h <= 0) return;
+  const zoom = core.zoom();
+  const pan = core.pan();
+  const middle = { x: (before.w / 2 - pan.x) / zoom, y: (before.h / 2 - pan.y) / zoom };
+  const scale = Math.min(w / before.w, h / before.h);
+  const level = Math.min(core.maxZoom(), Math.max(core.minZoom(), zoom * scale));
+  core.viewport({ zoom: level, pan: { x: w / 2 - middle.x * level, y: h / 2 - middle.y * level } });
+}
