@@ -52,6 +52,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const [hovered, setHovered] = useState<string | undefined>(undefined);
   const [full, setFull] = useState(false);
   const [zoom, setZoom] = useState(1);
+  const [, setPanned] = useState(0);
   const [trail, setTrail] = useState<TrailItem[]>(() => storedTrail(api.base));
   const callbacks = useRef({ onOpen, onMore, select: (_id: string) => {} });
 
@@ -165,7 +166,11 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     core.on('mouseover', 'node', (event) => setHovered(event.target.id() as string));
     core.on('mouseout', 'node', () => setHovered(undefined));
     // A moved view leaves the pointer elsewhere: its caption would be left over the wrong box.
-    core.on('viewport', () => setHovered(undefined));
+    core.on('viewport', () => {
+      setHovered(undefined);
+      // The caption shown over the frame follows its node when the view pans.
+      setPanned((n) => n + 1);
+    });
     // Restore what the address says: the page's node, then each expansion in order, then the selection.
     const saved = readGraphState(window.location.search);
     void expand(node.uuid);
