@@ -112,7 +112,8 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     expect(await drawnPixels(page, await graph.screenshot())).toBeGreaterThan(500);
     await screenshot(page, 'by-type-provenance-graph');
 
-    // A click on a neighbour adds its own neighbourhood (cytoscape keeps its instance on the container).
+    // A click on a neighbour shows its details; their Expand adds its own neighbourhood (cytoscape keeps its
+    // instance on the container).
     const target = neighbours[0]!;
     const where = async (uuid: string) =>
       graph.evaluate((element, id) => {
@@ -136,6 +137,7 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
     await expect
       .poll(() => page.locator('[data-testid="graph-selection"]').textContent(), { timeout: 10_000 })
       .toContain(`${target.id}`);
+    await page.locator('[data-testid="graph-details"]').getByRole('button', { name: 'Expand' }).click();
     const targetTree = (
       await served.api<{ nodes: Array<{ incoming: ApiNode[]; outgoing: ApiNode[] }> }>(
         `/nodes/${target.uuid}/links/tree/?in_limit=${NEIGHBOURS_PER_DIRECTION}&out_limit=${NEIGHBOURS_PER_DIRECTION}`,

@@ -1,12 +1,17 @@
 /**
- * The provenance graph on a hub (the rich archive's most used Code, 87 calculations), on a desktop and a phone
- * screen: each expansion adds a bounded number of neighbours and one "N more" marker; after two expansions the
- * captions are still at least 10 px on screen; the marker opens the paged list of the links left out; the zoom,
- * fit and reset controls work; the page never scrolls sideways.
+ * The provenance graph in Chromium on the rich archive, as a scientist follows provenance: from a band structure
+ * made by a calculation that a workflow called, three expansions (the calculation, the workflow, the structure);
+ * from a code used by 87 calculations, one. After Fit every drawn node is inside the frame; a calculation's inputs
+ * are left of it and its outputs right; a click shows a node's details beside the graph without leaving the page;
+ * the address keeps the expansions and the selection and a reload draws the same picture; Zoom out always zooms
+ * out; full screen takes the window; axe-core finds no serious or critical violation. The layout, fit and address
+ * tests run on the archive and on the same data as a PostgreSQL profile (where PostgreSQL is installed).
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_LABEL_PX, NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
+import { NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
+import { seriousViolations } from './axe.js';
+import { clickNode, drawn, settled, type Drawn } from './graph-helpers.js';
 import {
   browserMissing,
   launchBrowser,
@@ -16,97 +21,294 @@ import {
   type ApiNode,
 } from './support.js';
 import { richFile } from '../conformance/corpus.js';
+import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
+import { tempDir } from '../helpers.js';
+import { unpackContainer } from '../support/profile-fixtures.js';
 
 const missing = browserMissing();
+const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
 
-interface TreeMeta {
-  nodes: Array<{ outgoing: ApiNode[] }>;
+/** The same rich data as an archive and, where PostgreSQL is installed, as a live profile. */
+const SOURCES = [
+  { name: 'archive', skip: false },
+  { name: 'PostgreSQL profile', skip: !withPostgres },
+] as const;
+
+interface Linked extends ApiNode {
+  link_type: string;
+  link_label: string;
+}
+interface Tree {
+  nodes: Array<{ incoming: Linked[]; outgoing: Linked[] }>;
   metadata: Array<{ total_no_of_outgoings: number }>;
 }
 
-describe.skipIf(missing !== undefined)('the provenance graph of a hub (rich archive)', () => {
+const DESKTOP = { width: 1366, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+function allInside(d: Drawn): string[] {
+  return d.nodes
+    .filter((n) => n.x1 < -0.5 || n.y1 < -0.5 || n.x2 > d.width + 0.5 || n.y2 > d.height + 0.5)
+    .map(
+      (n) => `${n.id} at ${Math.round(n.x1)}..${Math.round(n.x2)} × ${Math.round(n.y1)}..${Math.round(n.y2)}`,
+    );
+}
+
+describe.each(SOURCES)('the provenance graph (rich data as $name)', ({ name, skip }) => {
+  if (missing !== undefined || skip) {
+    it.skip('needs Chromium (and PostgreSQL for the profile)', () => undefined);
+    return;
+  }
+  const onArchive = name === 'archive';
   let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let cluster: Cluster | undefined;
   let browser: Browser;
-  let hub: { uuid: string; outgoing: number; calcs: ApiNode[] };
+  /** A band structure returned by a workflow and created by the calculation it called. */
+  let bands: { uuid: string; calc: Linked; work: Linked };
+  let hub: { uuid: string; outgoing: number };
+  const tree = async (uuid: string) =>
+    (
+      await served.api<Tree>(
+        `/nodes/${uuid}/links/tree/?in_limit=${NEIGHBOURS_PER_DIRECTION}&out_limit=${NEIGHBOURS_PER_DIRECTION}`,
+      )
+    ).data;
 
   beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
+    let sources = [richFile('rich.aiida')];
+    if (!onArchive) {
+      cluster = await startCluster();
+      cluster.restore('richpg', richFile('rich-psql.sql.gz'));
+      const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
+      sources = [cluster.url('richpg'), '--repository', repository];
+    }
+    [served, browser] = await Promise.all([serveExplorer(sources), launchBrowser()]);
+    const all = await served.api<{ nodes: ApiNode[] }>(
+      `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=200`,
+    );
+    for (const b of all.data.nodes) {
+      const incoming = (await tree(b.uuid)).nodes[0]!.incoming;
+      const calc = incoming.find((n) => n.link_type === 'create');
+      const work = incoming.find((n) => n.link_type === 'return');
+      if (calc && work) {
+        bands = { uuid: b.uuid, calc, work };
+        break;
+      }
+    }
     const codes = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?full_type=${encodeURIComponent('"data.core.code.%|%"')}&limit=100`,
     );
-    let best: typeof hub | undefined;
     for (const code of codes.data.nodes) {
-      const tree = (await served.api<TreeMeta>(`/nodes/${code.uuid}/links/tree/?out_limit=2&in_limit=0`))
-        .data;
-      const outgoing = tree.metadata[0]!.total_no_of_outgoings;
-      if (!best || outgoing > best.outgoing)
-        best = { uuid: code.uuid, outgoing, calcs: tree.nodes[0]!.outgoing };
+      const outgoing = (await served.api<Tree>(`/nodes/${code.uuid}/links/tree/?out_limit=1&in_limit=0`)).data
+        .metadata[0]!.total_no_of_outgoings;
+      if (!hub || outgoing > hub.outgoing) hub = { uuid: code.uuid, outgoing };
     }
-    hub = best!;
-  });
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     served?.stop();
+    cluster?.destroy();
   });
 
-  for (const viewport of [
-    { width: 1366, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
-    it(`stays readable after two expansions at ${viewport.width}×${viewport.height}, and its "N more" opens the link list`, async () => {
-      expect(hub.outgoing).toBeGreaterThan(2 * NEIGHBOURS_PER_DIRECTION);
-      const watched = await watchedPage(browser, { viewport });
-      const { page } = watched;
-      try {
-        await page.goto(`${served.base}/nodes/${hub.uuid}`);
-        const graph = page.locator('[data-testid="provenance-graph"]');
-        const listed = page.locator('[data-testid="graph-nodes"] li');
-        await expect.poll(() => listed.count(), { timeout: 20_000 }).toBe(1 + NEIGHBOURS_PER_DIRECTION);
-        const more = page.locator('[data-testid="graph-more"] button');
+  const openPage = async (path: string, viewport = DESKTOP) => {
+    const watched = await watchedPage(browser, { viewport });
+    await watched.page.goto(`${served.base}${path}`);
+    await watched.page.locator('#graph').scrollIntoViewIfNeeded();
+    return watched;
+  };
+  const details = (page: Page) => page.locator('[data-testid="graph-details"]');
+  /** A click on a node shows its details; its Expand adds its neighbours. */
+  const clickAndExpand = async (page: Page, uuid: string) => {
+    const before = await settled(page);
+    await clickNode(page, uuid);
+    await expect.poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 }).toBe(uuid);
+    await details(page).getByRole('button', { name: 'Expand' }).click();
+    await expect.poll(() => page.locator('[data-testid="graph-nodes"] li').count()).toBeGreaterThan(before);
+    return settled(page);
+  };
+
+  it('lays out three expansions of a band structure as AiiDA reads them, fits them, and keeps them in the address', async () => {
+    expect(bands, 'the rich archive has a band structure a workflow returned').toBeDefined();
+    const watched = await openPage(`/nodes/${bands.uuid}`);
+    const { page } = watched;
+    const path = new URL(page.url()).pathname;
+    await settled(page, 3);
+    // A marker that a navigation or reload would lose.
+    await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+
+    // Outputs right: the band structure is right of the calculation and of the workflow that made it.
+    let d = await drawn(page);
+    const x = (id: string) => d.nodes.find((n) => n.id === id)!.x;
+    expect(x(bands.uuid)).toBeGreaterThan(x(bands.calc.uuid));
+    expect(x(bands.uuid)).toBeGreaterThan(x(bands.work.uuid));
+
+    await clickAndExpand(page, bands.calc.uuid);
+    await clickAndExpand(page, bands.work.uuid);
+    const calcTree = (await tree(bands.calc.uuid)).nodes[0]!;
+    const structure = calcTree.incoming.find((n) => n.node_type.startsWith('data.core.structure.'))!;
+    expect(structure).toBeDefined();
+    await clickAndExpand(page, structure.uuid);
+    // The details came without a navigation.
+    expect(new URL(page.url()).pathname).toBe(path);
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    await expect
+      .poll(() => details(page).locator('[data-testid="formula"]').count(), { timeout: 20_000 })
+      .toBe(1);
+
+    // Inputs left of their calculation, outputs right; the workflow that called it above it.
+    d = await drawn(page);
+    const y = (id: string) => d.nodes.find((n) => n.id === id)!.y;
+    for (const input of calcTree.incoming.filter((n) => n.link_type.startsWith('input')))
+      expect(x(input.uuid), `input ${input.link_label}`).toBeLessThan(x(bands.calc.uuid));
+    for (const output of calcTree.outgoing)
+      expect(x(output.uuid), `output ${output.link_label}`).toBeGreaterThan(x(bands.calc.uuid));
+    const caller = calcTree.incoming.find((n) => n.link_type.startsWith('call'));
+    if (caller) expect(y(caller.uuid)).toBeLessThan(y(bands.calc.uuid));
+
+    // Fit: every drawn node inside the frame; Zoom out zooms out from there too.
+    const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+    await toolbar.getByRole('button', { name: 'Fit' }).click();
+    d = await drawn(page);
+    expect(d.nodes.length).toBeGreaterThan(15);
+    expect(allInside(d)).toEqual([]);
+    const fitted = d.zoom;
+    await toolbar.getByRole('button', { name: 'Zoom out' }).click();
+    expect((await drawn(page)).zoom).toBeLessThan(fitted);
+    await toolbar.getByRole('button', { name: 'Fit' }).click();
+    await screenshot(page, `graph-three-expansions-${name.split(' ')[0]}`);
+
+    // The address holds the three expansions and the selection; a reload draws the same nodes at the same places.
+    const url = new URL(page.url());
+    expect(url.searchParams.get('graph')?.split(',')).toEqual([
+      bands.calc.uuid,
+      bands.work.uuid,
+      structure.uuid,
+    ]);
+    expect(url.searchParams.get('selected')).toBe(structure.uuid);
+    const places = new Map(d.nodes.map((n) => [n.id, `${n.x},${n.y}`]));
+    await page.reload();
+    await settled(page, d.nodes.filter((n) => !n.id.startsWith('more:')).length);
+    await expect
+      .poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 })
+      .toBe(structure.uuid);
+    const again = await drawn(page);
+    expect(new Map(again.nodes.map((n) => [n.id, `${n.x},${n.y}`]))).toEqual(places);
+    expect(allInside(again)).toEqual([]);
+    // The trail survived the reload: each visited node is a link to its page.
+    const trail = page.locator('[data-testid="graph-trail"] a');
+    expect(await trail.count()).toBeGreaterThanOrEqual(4);
+    expect(await trail.last().getAttribute('href')).toBe(`/nodes/${structure.uuid}`);
+    expect(watched.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('keeps a hub bounded: one column with its "N more" inside the frame after Fit', async () => {
+    expect(hub.outgoing).toBeGreaterThan(2 * NEIGHBOURS_PER_DIRECTION);
+    const watched = await openPage(`/nodes/${hub.uuid}`);
+    const { page } = watched;
+    await settled(page, 1 + NEIGHBOURS_PER_DIRECTION);
+    const first = (await tree(hub.uuid)).nodes[0]!.outgoing[0]!;
+    // A calculation's own page starts with its code, structure and parameters in the frame.
+    const calcPage = await openPage(`/nodes/${first.uuid}`);
+    await settled(calcPage.page, 4);
+    expect(allInside(await drawn(calcPage.page))).toEqual([]);
+    expect(calcPage.problems).toEqual([]);
+    await calcPage.page.context().close();
+    expect(allInside(await drawn(page))).toEqual([]);
+    await clickAndExpand(page, first.uuid);
+    await page.getByRole('toolbar', { name: 'Graph view' }).getByRole('button', { name: 'Fit' }).click();
+    const d = await drawn(page);
+    expect(allInside(d)).toEqual([]);
+    const more = d.nodes.find((n) => n.id === `more:outgoing:${hub.uuid}`);
+    expect(more, 'the hub\'s "N more" box is drawn').toBeDefined();
+    // The hub's users are one column, no taller than the bound and its "N more".
+    const column = d.nodes.filter((n) => Math.abs(n.x - more!.x) < 1);
+    expect(column.length).toBeLessThanOrEqual(NEIGHBOURS_PER_DIRECTION + 2);
+    await screenshot(page, `graph-hub-${name.split(' ')[0]}`);
+    // The "N more" box opens the paged list of those links.
+    await clickNode(page, more!.id);
+    await page.waitForURL(/#outgoing$/);
+    expect(await page.locator('#outgoing .pager-where').textContent()).toContain(`of ${hub.outgoing}`);
+    expect(watched.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  for (const viewport of [DESKTOP, PHONE]) {
+    it.skipIf(!onArchive)(
+      `shows details beside (or under) the graph, goes full screen, and passes axe at ${viewport.width}×${viewport.height}`,
+      async () => {
+        // The picture of the first test, from its address: three expansions, a calculation selected.
+        const structure = (await tree(bands.calc.uuid)).nodes[0]!.incoming.find((n) =>
+          n.node_type.startsWith('data.core.structure.'),
+        )!;
+        const graph = [bands.calc.uuid, bands.work.uuid, structure.uuid].join(',');
+        const watched = await openPage(
+          `/nodes/${bands.uuid}?graph=${graph}&selected=${bands.calc.uuid}`,
+          viewport,
+        );
+        const { page } = watched;
+        await settled(page, 15);
         await expect
-          .poll(() => more.first().textContent())
-          .toMatch(new RegExp(`^${hub.outgoing - NEIGHBOURS_PER_DIRECTION} more outgoing`));
-
-        // Two expansions (of two calculations), by the list's buttons: each adds at most the bound per direction.
-        await page.locator('summary', { hasText: 'Nodes in the graph' }).click();
-        for (const round of [1, 2]) {
-          const before = await listed.count();
-          await page
-            .locator('[data-testid="graph-nodes"] li button', { hasText: 'Expand' })
-            .nth(round)
-            .click();
-          await expect
-            .poll(() => page.locator('[data-testid="provenance-graph"] ~ .loading').count())
-            .toBe(0);
-          await expect.poll(() => listed.count()).toBeGreaterThan(before);
-          expect((await listed.count()) - before).toBeLessThanOrEqual(2 * NEIGHBOURS_PER_DIRECTION);
-        }
-        const px = Number(await graph.getAttribute('data-label-px'));
-        expect(px).toBeGreaterThanOrEqual(MIN_LABEL_PX);
-        // The controls: zoom out stops at the readable size, fit too; zoom in grows.
-        const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
-        for (let i = 0; i < 5; i++) await toolbar.getByRole('button', { name: 'Zoom out' }).click();
-        expect(Number(await graph.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(MIN_LABEL_PX);
-        await toolbar.getByRole('button', { name: 'Fit' }).click();
-        expect(Number(await graph.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(MIN_LABEL_PX);
-        const fitted = Number(await graph.getAttribute('data-label-px'));
-        await toolbar.getByRole('button', { name: 'Zoom in' }).click();
-        expect(Number(await graph.getAttribute('data-label-px'))).toBeGreaterThan(fitted);
+          .poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 })
+          .toBe(bands.calc.uuid);
+        // A calculation's state is in its details.
+        await expect
+          .poll(() => details(page).textContent(), { timeout: 15_000 })
+          .toMatch(/Finished|Failed|Excepted|Killed|Running|Waiting|Created/);
+        const frame = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
+        const panel = (await page.locator('.pg-panel').boundingBox())!;
+        if (viewport.width > 1000) expect(panel.x).toBeGreaterThanOrEqual(frame.x + frame.width);
+        else expect(panel.y).toBeGreaterThanOrEqual(frame.y + frame.height);
+        expect(allInside(await drawn(page))).toEqual([]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
-        await screenshot(page, `provenance-hub-${viewport.width}`);
-        await toolbar.getByRole('button', { name: 'Reset' }).click();
-        await expect.poll(() => listed.count()).toBe(1 + NEIGHBOURS_PER_DIRECTION);
+        await screenshot(page, `graph-details-${viewport.width}`);
+        if (viewport.width < 1000) {
+          // Zoomed in to where the captions are drawn again.
+          const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+          const far = (await drawn(page)).zoom;
+          while ((await drawn(page)).zoom < 0.8)
+            await toolbar.getByRole('button', { name: 'Zoom in' }).click();
+          expect((await drawn(page)).zoom).toBeGreaterThan(far);
+          await screenshot(page, `graph-zoomed-${viewport.width}`);
+          await page.locator('.pg-panel').scrollIntoViewIfNeeded();
+          await screenshot(page, `graph-sheet-${viewport.width}`);
+        }
+        expect(await seriousViolations(page)).toEqual([]);
 
-        // "N more" opens the paged list of the outgoing links, here on the hub's own page.
-        await more.first().click();
-        await page.waitForURL(/#outgoing$/);
-        const rows = page.locator('#outgoing table tbody tr');
-        await expect.poll(() => rows.count()).toBe(20);
-        expect(await page.locator('#outgoing .pager-where').textContent()).toContain(`of ${hub.outgoing}`);
+        // Full screen: the graph and its details take the window; Fit fits there; Escape leaves.
+        const toolbar = page.getByRole('toolbar', { name: 'Graph view' });
+        await toolbar.getByRole('button', { name: 'Full screen' }).click();
+        const whole = (await page.locator('.pg-full').boundingBox())!;
+        expect(whole).toEqual({ x: 0, y: 0, width: viewport.width, height: viewport.height });
+        const bigger = (await page.locator('[data-testid="provenance-graph"]').boundingBox())!;
+        expect(bigger.width * bigger.height).toBeGreaterThan(frame.width * frame.height);
+        await toolbar.getByRole('button', { name: 'Fit' }).click();
+        expect(allInside(await drawn(page))).toEqual([]);
+        await screenshot(page, `graph-full-${viewport.width}`);
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.keyboard.press('Escape');
+        expect(await page.locator('.pg-full').count()).toBe(0);
         expect(watched.problems).toEqual([]);
-      } finally {
         await page.context().close();
-      }
-    });
+      },
+    );
   }
+
+  it.skipIf(!onArchive)(
+    'is usable with the keyboard: arrow keys move between nodes, Enter shows details, + expands',
+    async () => {
+      const watched = await openPage(`/nodes/${bands.uuid}`);
+      const { page } = watched;
+      const count = await settled(page, 3);
+      await page.locator('[data-testid="provenance-graph"]').focus();
+      await page.keyboard.press('ArrowLeft'); // focuses the page's node first
+      await page.keyboard.press('ArrowLeft'); // then a neighbour on its left: one of its makers
+      await page.keyboard.press('Enter');
+      const chosen = await details(page).getAttribute('data-uuid', { timeout: 15_000 });
+      expect([bands.calc.uuid, bands.work.uuid]).toContain(chosen);
+      await page.keyboard.press('+');
+      expect(await settled(page, count + 1)).toBeGreaterThan(count);
+      expect(watched.problems).toEqual([]);
+      await page.context().close();
+    },
+  );
 });

@@ -2,6 +2,7 @@
  * The provenance neighbourhood from `/nodes/<uuid>/links/tree/`, as graph elements, and merging the trees of
  * expanded neighbours into one graph. Pure; the view hands the elements to cytoscape.
  */
+import { sideOf, type Side } from './graph-layout.js';
 
 export interface TreeNode {
   uuid: string;
@@ -26,7 +27,11 @@ export interface TreeAnswer {
 
 export interface GraphNode {
   id: string;
+  /** Its caption: type, label, pk, one a line. */
   label: string;
+  /** Its own label (may be empty) and pk, for a formula to take the label's place. */
+  name: string;
+  pk?: number;
   nodeType: string;
   /** The colour class: data, calculation, workflow. */
   family: 'data' | 'calculation' | 'workflow' | 'other';
@@ -62,11 +67,21 @@ export function shortType(nodeType: string): string {
   return parts[parts.length - 1] ?? nodeType;
 }
 
-export function nodeCaption(n: TreeNode): string {
-  const type = shortType(n.node_type);
-  const pk = n.id !== undefined ? ` ${n.id}` : '';
-  return n.node_label ? `${type}${pk}\n${n.node_label}` : `${type}${pk}`;
+/** Longest label line drawn in a box; the details panel has the whole label. */
+const LABEL_CHARS = 22;
+
+/** A box's caption: its type, its label (or its formula, or nothing), its pk. */
+export function nodeCaption(
+  n: { node_type: string; node_label?: string; id?: number },
+  formula?: string,
+): string {
+  const name = formula ?? n.node_label ?? '';
+  const short = name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name;
+  return [shortType(n.node_type), short, n.id !== undefined ? `pk ${n.id}` : ''].filter(Boolean).join('\n');
 }
+
+/** A caption on one line, for lists and the details panel. */
+export const oneLine = (caption: string): string => caption.split('\n').join(' · ');
 
 export const emptyGraph = (): Graph => ({ nodes: new Map(), edges: new Map(), omitted: new Map() });
 
@@ -84,6 +99,8 @@ export function mergeTree(graph: Graph, tree: TreeAnswer): string[] {
     graph.nodes.set(n.uuid, {
       id: n.uuid,
       label: nodeCaption(n),
+      name: n.node_label ?? '',
+      pk: n.id,
       nodeType: n.node_type,
       family: family(n.node_type),
       expanded,
@@ -115,11 +132,25 @@ export function mergeTree(graph: Graph, tree: TreeAnswer): string[] {
   return added;
 }
 
+/** The neighbours of a tree's centre by the side they are drawn on, each side in link-label order. */
+export function neighbourSides(tree: TreeAnswer): Record<Side, string[]> {
+  const sides: Record<Side, string[]> = { left: [], right: [], above: [], below: [] };
+  const centre = tree.nodes[0];
+  if (!centre) return sides;
+  for (const direction of ['incoming', 'outgoing'] as const) {
+    const sorted = [...(centre[direction] ?? [])].sort((a, b) =>
+      (a.link_label ?? '').localeCompare(b.link_label ?? ''),
+    );
+    for (const n of sorted) sides[sideOf(direction, n.link_type ?? '')].push(n.uuid);
+  }
+  return sides;
+}
+
 /** Neighbours drawn per direction when a node is expanded; the rest are one "N more" marker on the canvas. */
 export const NEIGHBOURS_PER_DIRECTION = 8;
 
-/** The smallest size a caption may have on screen, in CSS pixels: the graph scrolls rather than go below it. */
-export const MIN_LABEL_PX = 10;
+/** The smallest size a caption is drawn at on screen, in CSS pixels: below it, only the hovered or focused node's. */
+export const MIN_LABEL_PX = 9;
 
 export interface MoreMarker {
   /** The marker's own element id. */

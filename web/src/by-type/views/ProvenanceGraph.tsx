@@ -1,195 +1,277 @@
 /**
- * The provenance graph of a node's neighbourhood (`links/tree`), drawn by cytoscape with a dagre layout. Clicking
- * a neighbour expands it (a bounded number of its neighbours per direction is fetched and added, the rest is one
- * "N more" marker that opens the paged link list); double-clicking, or its "Open" button, opens its page. Captions
- * never shrink below a readable size: the zoom stops there and the picture is moved instead. The same nodes are
- * listed below the picture, for keyboards and screen readers.
+ * The provenance graph of a node's neighbourhood (`links/tree`), drawn by cytoscape as AiiDA reads it: inputs
+ * to the left, outputs to the right, callers above, called processes below (logic/graph-layout.ts), each link
+ * named with its label and type. A click (or Enter on the node focused with the arrow keys) shows the node's
+ * details beside the graph; its Expand adds its neighbours, placed around it without moving anything drawn; a
+ * double click or Open goes to its page. An expansion draws a bounded number of neighbours per direction and
+ * one "N more" box that opens the paged link list. The expansions and the selection are in the address, the trail
+ * of visited nodes in the tab's session, so a reload draws the same picture. The nodes are also listed below the
+ * picture, for screen readers.
  */
 import cytoscape from 'cytoscape';
-import dagre from 'cytoscape-dagre';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Api } from '../../api.js';
 import { ErrorMessage } from '../../components/Problem.js';
 import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
+import { emptyGraph, mergeTree, moreMarkers, neighbourSides, oneLine, type Graph } from '../logic/graph.js';
+import { emptyLayout, placeAround, type Layout } from '../logic/graph-layout.js';
+import { extendTrail, readGraphState, writeGraphState, type TrailItem } from '../logic/graph-state.js';
+import { fetchFormulas, fetchTree } from './graph-data.js';
 import {
-  emptyGraph,
-  mergeTree,
-  moreMarkers,
-  MIN_LABEL_PX,
-  NEIGHBOURS_PER_DIRECTION,
-  type Graph,
-  type TreeAnswer,
-} from '../logic/graph.js';
+  bringIntoView,
+  captionOf,
+  draw,
+  FIT_PADDING,
+  keepView,
+  markFar,
+  nearestInDirection,
+  READABLE_ZOOM,
+  showAround,
+  tipAt,
+  zoomBy,
+} from './graph-draw.js';
+import { colours, graphStyle, NODE_FONT } from './graph-style.js';
+import { GraphDetails, storedTrail, storeTrail, Trail } from './GraphDetails.js';
 import './by-type.css';
-
-cytoscape.use(dagre);
-
-const LIMIT = NEIGHBOURS_PER_DIRECTION;
-/** Captions' size at zoom 1; the zoom never goes below what keeps them at MIN_LABEL_PX on screen. */
-const FONT_PX = 12;
-const MIN_ZOOM = MIN_LABEL_PX / FONT_PX;
-
-const fetchTree = async (api: Api, uuid: string): Promise<TreeAnswer> =>
-  (await api.get<TreeAnswer>(`/nodes/${uuid}/links/tree/`, `in_limit=${LIMIT}&out_limit=${LIMIT}`)).data;
-
-function colours(element: Element) {
-  const style = getComputedStyle(element);
-  const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
-  return {
-    fg: v('--bt-fg', '#1b1f24'),
-    muted: v('--bt-muted', '#57606a'),
-    bg: v('--bt-bg', '#ffffff'),
-    focus: v('--bt-focus', '#0969da'),
-    data: v('--bt-data', '#2f6fb0'),
-    calculation: v('--bt-calc', '#b35900'),
-    workflow: v('--bt-work', '#6f42c1'),
-  };
-}
+import './graph.css';
 
 export default function ProvenanceGraph({ node, api, onOpen, onMore }: ProvenanceGraphProps) {
   const host = useRef<HTMLDivElement>(null);
   const cy = useRef<cytoscape.Core | undefined>(undefined);
   const graph = useRef<Graph>(emptyGraph());
-  const [version, setVersion] = useState(0);
-  const [state, setState] = useState<{ loading?: string; error?: Error }>({ loading: node.uuid });
-  const [selected, setSelected] = useState<string>(node.uuid);
-  const open = useRef(onOpen);
-  open.current = onOpen;
-  const more = useRef(onMore);
-  more.current = onMore;
-  const [labelPx, setLabelPx] = useState(FONT_PX);
+  const layout = useRef<Layout>(emptyLayout());
+  const formulas = useRef(new Map<string, string>());
+  const expansions = useRef<string[]>([]);
+  /** The selected node as the address says it (it may name a node not drawn). */
+  const selection = useRef<string | undefined>(undefined);
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  const [, setVersion] = useState(0);
+  const [state, setState] = useState<{ loading?: string; error?: Error }>({});
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [focused, setFocused] = useState<string | undefined>(undefined);
+  const [hovered, setHovered] = useState<string | undefined>(undefined);
+  const [full, setFull] = useState(false);
+  const [zoom, setZoom] = useState(1);
+  const [, setPanned] = useState(0);
+  const [trail, setTrail] = useState<TrailItem[]>(() => storedTrail(api.base));
+  const callbacks = useRef({ onOpen, onMore, select: (_id: string) => {} });
 
-  const expand = async (uuid: string) => {
-    setState({ loading: uuid });
-    try {
-      const tree = await fetchTree(api, uuid);
-      if (!cy.current) return;
-      const added = mergeTree(graph.current, tree);
-      draw(cy.current, graph.current, added, uuid);
-      setState({});
-      setVersion((v) => v + 1);
-    } catch (error) {
-      setState({ error: error as Error });
+  const remember = (selection: string | undefined) => {
+    const search = writeGraphState(window.location.search, {
+      expanded: expansions.current,
+      selected: selection,
+    });
+    const url = `${window.location.pathname}${search}${window.location.hash}`;
+    if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`)
+      window.history.replaceState(window.history.state, '', url);
+  };
+
+  const select = (id: string | undefined) => {
+    selection.current = id;
+    setSelected(id);
+    const core = cy.current;
+    if (core) {
+      core.elements().unselect();
+      core.elements('.picked').removeClass('picked shown');
+      if (id) core.getElementById(id).select();
     }
+    remember(id);
+    if (id) addToTrail(id);
+  };
+
+  const addToTrail = (id: string) => {
+    const caption = oneLine(captionOf(graph.current, formulas.current, id));
+    setTrail((before) => {
+      const after = extendTrail(before, { uuid: id, caption });
+      storeTrail(api.base, after);
+      return after;
+    });
+  };
+  callbacks.current = { onOpen, onMore, select };
+
+  /** One expansion at a time, in the order asked: the placement depends on it, and the address replays it. */
+  const expand = (uuid: string): Promise<void> => {
+    queue.current = queue.current.then(async () => {
+      const core = cy.current;
+      const known = graph.current.nodes.get(uuid);
+      if (!core || known?.expanded) return;
+      // A node not drawn (an old address) has no place to grow from.
+      if (uuid !== node.uuid && !known) return;
+      setState({ loading: uuid });
+      try {
+        const tree = await fetchTree(api, uuid);
+        if (cy.current !== core) return;
+        const added = mergeTree(graph.current, tree);
+        const sides = neighbourSides(tree);
+        for (const m of moreMarkers(graph.current)) {
+          if (m.of === uuid) sides[m.direction === 'incoming' ? 'left' : 'right'].push(m.id);
+        }
+        placeAround(layout.current, uuid, sides);
+        for (const [id, formula] of await fetchFormulas(api, graph.current, added))
+          formulas.current.set(id, formula);
+        if (cy.current !== core) return;
+        draw(core, graph.current, layout.current, formulas.current);
+        showAround(core, uuid);
+        if (uuid === node.uuid) addToTrail(uuid);
+        else if (!expansions.current.includes(uuid)) expansions.current.push(uuid);
+        remember(selection.current);
+        setState({});
+        setVersion((v) => v + 1);
+      } catch (error) {
+        setState({ error: error as Error });
+      }
+    });
+    return queue.current;
   };
 
   useEffect(() => {
     const element = host.current;
     if (!element) return;
-    const c = colours(element);
     graph.current = emptyGraph();
+    layout.current = emptyLayout();
+    formulas.current = new Map();
+    expansions.current = [];
+    queue.current = Promise.resolve();
     const core = cytoscape({
       container: element,
-      // A lone node or two would otherwise be blown up to fill the frame; below MIN_ZOOM captions are unreadable.
-      maxZoom: 2,
-      minZoom: MIN_ZOOM,
-      style: [
-        {
-          selector: 'node',
-          style: {
-            label: 'data(label)',
-            'text-wrap': 'wrap',
-            'text-max-width': '130px',
-            'font-size': FONT_PX,
-            color: c.fg,
-            'text-valign': 'bottom',
-            'text-margin-y': 4,
-            // Captions sit over the edges that leave the node: a backdrop keeps them legible.
-            'text-background-color': c.bg,
-            'text-background-opacity': 0.85,
-            'text-background-padding': '2px',
-            width: 26,
-            height: 26,
-            'border-width': 2,
-            'border-color': c.bg,
-          },
-        },
-        { selector: 'node[family = "data"]', style: { 'background-color': c.data, shape: 'ellipse' } },
-        {
-          selector: 'node[family = "calculation"]',
-          style: { 'background-color': c.calculation, shape: 'round-rectangle' },
-        },
-        {
-          selector: 'node[family = "workflow"]',
-          style: { 'background-color': c.workflow, shape: 'round-diamond' },
-        },
-        { selector: 'node[family = "other"]', style: { 'background-color': c.muted } },
-        { selector: 'node[?expanded]', style: { 'border-color': c.fg } },
-        { selector: `node[id = "${node.uuid}"]`, style: { width: 36, height: 36, 'border-width': 4 } },
-        { selector: 'node:selected', style: { 'border-color': c.focus, 'border-width': 4 } },
-        {
-          selector: 'node[?more]',
-          style: {
-            shape: 'round-rectangle',
-            width: 84,
-            height: 22,
-            'padding-left': '6px',
-            'padding-right': '6px',
-            'background-color': c.bg,
-            'border-color': c.focus,
-            'border-width': 1,
-            'border-style': 'dashed',
-            'text-valign': 'center',
-            'text-margin-y': 0,
-            color: c.focus,
-          },
-        },
-        { selector: 'edge[?more]', style: { 'line-style': 'dashed', label: '' } },
-        {
-          selector: 'edge',
-          style: {
-            width: 1.5,
-            'line-color': c.muted,
-            'target-arrow-color': c.muted,
-            'target-arrow-shape': 'triangle',
-            'curve-style': 'bezier',
-            label: 'data(label)',
-            'font-size': FONT_PX - 1,
-            color: c.muted,
-            'text-rotation': 'autorotate',
-            'text-background-color': c.bg,
-            'text-background-opacity': 0.8,
-          },
-        },
-      ],
+      style: graphStyle(colours(element), node.uuid),
+      layout: { name: 'preset' },
+      // Fit and Zoom out may go far out (captions then show on hover and focus only); a lone node stays modest.
+      minZoom: 0.02,
+      maxZoom: 2.5,
+      autoungrabify: true,
+      boxSelectionEnabled: false,
+      selectionType: 'single',
     });
     cy.current = core;
-    const onZoom = () => setLabelPx(Math.round(FONT_PX * core.zoom() * 10) / 10);
+    const onZoom = () => {
+      setZoom(core.zoom());
+      markFar(core);
+    };
     core.on('zoom', onZoom);
+    core.on('add', () => markFar(core));
     core.on('tap', 'node[?more]', (event) => {
       const data = event.target.data() as { of: string; direction: 'incoming' | 'outgoing' };
-      more.current(data.of, data.direction);
+      callbacks.current.onMore(data.of, data.direction);
     });
     core.on('tap', 'node[!more]', (event) => {
       const id = event.target.id() as string;
-      setSelected(id);
-      if (!graph.current.nodes.get(id)?.expanded) void expand(id);
+      setFocused(id);
+      callbacks.current.select(id);
     });
-    core.on('dbltap', 'node[!more]', (event) => open.current(event.target.id() as string));
+    core.on('dbltap', 'node[!more]', (event) => callbacks.current.onOpen(event.target.id() as string));
+    // The frame changes size with the details panel and full screen, not only with the window.
+    const resized = new ResizeObserver(() => keepView(core));
+    resized.observe(element);
+    core.on('mouseover', 'node', (event) => setHovered(event.target.id() as string));
+    core.on('mouseout', 'node', () => setHovered(undefined));
+    // A moved view leaves the pointer elsewhere: its caption would be left over the wrong box.
+    core.on('viewport', () => {
+      setHovered(undefined);
+      // The caption shown over the frame follows its node when the view pans.
+      setPanned((n) => n + 1);
+    });
+    // Restore what the address says: the page's node, then each expansion in order, then the selection.
+    const saved = readGraphState(window.location.search);
     void expand(node.uuid);
+    for (const uuid of saved.expanded) void expand(uuid);
+    void queue.current.then(() => {
+      if (cy.current !== core) return;
+      // A restored picture is shown whole, as Fit shows it.
+      if (saved.expanded.length > 0) core.fit(undefined, FIT_PADDING);
+      if (saved.selected) callbacks.current.select(saved.selected);
+    });
     return () => {
+      resized.disconnect();
       core.destroy();
       cy.current = undefined;
     };
   }, [node.uuid, api]);
 
-  const markers = moreMarkers(graph.current);
+  // The links of the hovered, focused and selected nodes stand out.
+  useEffect(() => {
+    const core = cy.current;
+    if (!core) return;
+    core.elements('.shown').removeClass('shown');
+    for (const id of [hovered, focused, selected]) {
+      if (!id) continue;
+      const el = core.getElementById(id);
+      el.addClass('shown');
+      el.connectedEdges().addClass('shown');
+    }
+    core.nodes('.focused').removeClass('focused');
+    if (focused) core.getElementById(focused).addClass('focused');
+  }, [hovered, focused, selected, zoom]);
+
+  // Full screen: the frame takes the window; the page behind does not scroll; Escape leaves.
+  useEffect(() => {
+    const core = cy.current;
+    if (core) {
+      // Its size is taken now (so the resize observer finds nothing left to scale), and the picture fitted to it.
+      keepView(core);
+      core.fit(undefined, FIT_PADDING);
+    }
+    if (!full) return;
+    const overflow = document.body.style.overflow;
+    document.body.style.overflow = 'hidden';
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setFull(false);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.body.style.overflow = overflow;
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [full]);
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    const core = cy.current;
+    if (!core) return;
+    const current = focused ?? selected ?? node.uuid;
+    const isDrawn = (id: string) => core.getElementById(id).length > 0;
+    if (event.key.startsWith('Arrow')) {
+      const next = focused
+        ? nearestInDirection(layout.current.cells, current, event.key as 'ArrowLeft', isDrawn)
+        : current;
+      event.preventDefault();
+      if (next && !next.startsWith('more:')) {
+        setFocused(next);
+        bringIntoView(core, next);
+      }
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      setFocused(current);
+      select(current);
+    } else if (event.key === '+') {
+      event.preventDefault();
+      void expand(current);
+    }
+  };
+
   const reset = () => {
-    if (!cy.current) return;
-    cy.current.elements().remove();
+    const core = cy.current;
+    if (!core) return;
+    core.elements().remove();
     graph.current = emptyGraph();
-    setSelected(node.uuid);
+    layout.current = emptyLayout();
+    expansions.current = [];
+    setFocused(undefined);
+    select(undefined);
     void expand(node.uuid);
   };
-  const info = graph.current.nodes.get(selected);
-  const omitted = graph.current.omitted.get(selected);
+
+  const g = graph.current;
+  const markers = moreMarkers(g);
+  const tipFor = hovered ?? focused;
+  const tip = tipFor && zoom < READABLE_ZOOM ? tipAt(cy.current, tipFor, g, formulas.current) : undefined;
+  const selectedNode = selected ? g.nodes.get(selected) : undefined;
   return (
-    <div class="bt-view" data-view="provenance" data-version={version}>
+    <div class={full ? 'bt-view pg pg-full' : 'bt-view pg'} data-view="provenance">
       <p class="bt-muted bt-graph-legend">
-        <span class="bt-swatch bt-data" /> data <span class="bt-swatch bt-calculation" /> calculation{' '}
-        <span class="bt-swatch bt-workflow" /> workflow — click a node to add its neighbours, double-click to
-        open it.
+        Inputs left, outputs right, callers above, called below. <span class="bt-swatch bt-data" /> data{' '}
+        <span class="bt-swatch bt-calculation" /> calculation <span class="bt-swatch bt-workflow" /> workflow;
+        dashed: not expanded. Click a node (or focus the graph and press Enter) for its details, double-click
+        to open it.
       </p>
       <div class="bt-graph-controls" role="toolbar" aria-label="Graph view">
         <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 1.25)}>
@@ -198,40 +280,62 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 0.8)}>
           Zoom out
         </button>
-        <button type="button" class="bt-button" onClick={() => cy.current?.fit(undefined, 20)}>
+        <button type="button" class="bt-button" onClick={() => cy.current?.fit(undefined, FIT_PADDING)}>
           Fit
         </button>
         <button type="button" class="bt-button" onClick={() => reset()}>
           Reset
         </button>
+        <button type="button" class="bt-button" aria-pressed={full} onClick={() => setFull(!full)}>
+          Full screen
+        </button>
       </div>
-      <div
-        ref={host}
-        data-label-px={labelPx}
-        class="bt-graph"
-        data-testid="provenance-graph"
-        role="img"
-        aria-label={`Provenance graph around ${node.label || node.uuid}: ${graph.current.nodes.size} nodes, ${graph.current.edges.size} links; the list below has the same nodes`}
-      />
+      <Trail items={trail} />
+      {/* Until a node is picked the picture has the whole width; then its details take a column beside it. */}
+      <div class={selected ? 'pg-body pg-with-panel' : 'pg-body'}>
+        <div class="pg-canvas">
+          <div
+            ref={host}
+            tabIndex={0}
+            onKeyDown={onKeyDown}
+            aria-busy={state.loading ? 'true' : 'false'}
+            data-label-px={Math.round(NODE_FONT * zoom * 10) / 10}
+            data-zoom={zoom}
+            class="bt-graph pg-frame"
+            data-testid="provenance-graph"
+            role="group"
+            aria-roledescription="graph"
+            aria-label={`Provenance graph around ${node.label || node.uuid}: ${g.nodes.size} nodes, ${g.edges.size} links. Arrow keys move between nodes, Enter shows a node's details, + adds its neighbours; the list below has the same nodes`}
+          />
+          {tip && (
+            <div class="pg-tip" style={{ left: `${tip.x}px`, top: `${tip.y}px` }} aria-hidden="true">
+              {tip.text}
+            </div>
+          )}
+        </div>
+        {selected && (
+          <aside class="pg-panel" aria-label="Details of the selected node">
+            <GraphDetails
+              key={selected}
+              uuid={selected}
+              api={api}
+              drawn={selectedNode !== undefined}
+              expanded={selectedNode?.expanded ?? false}
+              onExpand={() => void expand(selected)}
+              onClose={() => select(undefined)}
+            />
+          </aside>
+        )}
+      </div>
       {state.loading && <Loading what="Loading the neighbourhood" />}
       {state.error && <ErrorMessage error={state.error} what="the neighbourhood" />}
-      {info && (
-        <p data-testid="graph-selection">
-          Selected: <strong>{info.label.replace('\n', ' — ')}</strong>{' '}
-          {selected !== node.uuid && (
-            <button type="button" class="bt-button" onClick={() => onOpen(selected)}>
-              Open
-            </button>
-          )}{' '}
-          {omitted && (omitted.incoming > 0 || omitted.outgoing > 0) && (
-            <span class="bt-muted">
-              ({omitted.incoming} incoming and {omitted.outgoing} outgoing links not drawn)
-            </span>
-          )}
+      {selectedNode && (
+        <p data-testid="graph-selection" class="visually-hidden" aria-live="polite">
+          Selected: {oneLine(captionOf(g, formulas.current, selectedNode.id))}
         </p>
       )}
       {markers.length > 0 && (
-        <p class="bt-muted" data-testid="graph-more">
+        <p class="bt-muted pg-after" data-testid="graph-more">
           Not drawn:{' '}
           {markers.map((m) => (
             <button
@@ -241,17 +345,20 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
               onClick={() => onMore(m.of, m.direction)}
             >
               {m.count.toLocaleString('en-US')} more {m.direction} of{' '}
-              {(graph.current.nodes.get(m.of)?.label ?? m.of).split('\n')[0]}
+              {oneLine(captionOf(g, formulas.current, m.of))}
             </button>
           ))}
         </p>
       )}
-      <details>
-        <summary>Nodes in the graph ({graph.current.nodes.size})</summary>
+      <details class="pg-after">
+        <summary>Nodes in the graph ({g.nodes.size})</summary>
         <ul data-testid="graph-nodes">
-          {[...graph.current.nodes.values()].map((n) => (
+          {[...g.nodes.values()].map((n) => (
             <li key={n.id}>
-              {n.label.replace('\n', ' — ')}{' '}
+              {oneLine(captionOf(g, formulas.current, n.id))}{' '}
+              <button type="button" class="bt-button" onClick={() => select(n.id)}>
+                Details
+              </button>{' '}
               {!n.expanded && (
                 <button type="button" class="bt-button" onClick={() => void expand(n.id)}>
                   Expand
@@ -268,63 +375,4 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       </details>
     </div>
   );
-}
-
-/** Adds the new nodes and edges and lays the graph out again, keeping the expanded node in view. */
-function draw(core: cytoscape.Core, graph: Graph, added: string[], around: string) {
-  const elements: cytoscape.ElementDefinition[] = [];
-  for (const id of added) {
-    const n = graph.nodes.get(id);
-    if (n)
-      elements.push({
-        group: 'nodes',
-        data: { id: n.id, label: n.label, family: n.family, expanded: n.expanded },
-      });
-  }
-  for (const e of graph.edges.values()) {
-    if (core.getElementById(e.id).length === 0)
-      elements.push({
-        group: 'edges',
-        data: { id: e.id, source: e.source, target: e.target, label: e.label },
-      });
-  }
-  for (const m of moreMarkers(graph)) {
-    if (core.getElementById(m.id).length > 0) continue;
-    elements.push({
-      group: 'nodes',
-      data: {
-        id: m.id,
-        label: `${m.count.toLocaleString('en-US')} more`,
-        more: true,
-        of: m.of,
-        direction: m.direction,
-      },
-    });
-    const [source, target] = m.direction === 'incoming' ? [m.id, m.of] : [m.of, m.id];
-    elements.push({ group: 'edges', data: { id: `${m.id}:edge`, source, target, label: '', more: true } });
-  }
-  core.add(elements);
-  core.getElementById(around).data('expanded', true);
-  core
-    .layout({
-      name: 'dagre',
-      rankDir: 'TB',
-      nodeSep: 12,
-      rankSep: 70,
-      // Two-line captions under the nodes take room; without this they overlap their neighbours.
-      nodeDimensionsIncludeLabels: true,
-      fit: true,
-      padding: 20,
-      // Too big to fit at a readable size: the expanded node stays in the middle, the rest is moved to.
-      stop: () => {
-        if (core.zoom() <= MIN_ZOOM + 1e-6) core.center(core.getElementById(around));
-      },
-    } as cytoscape.LayoutOptions)
-    .run();
-}
-
-function zoomBy(core: cytoscape.Core | undefined, factor: number) {
-  if (!core) return;
-  const level = Math.min(core.maxZoom(), Math.max(core.minZoom(), core.zoom() * factor));
-  core.zoom({ level, renderedPosition: { x: core.width() / 2, y: core.height() / 2 } });
 }
