@@ -4,6 +4,8 @@
  * costs its entry here and nothing else. Requests hold a lease on the source they use, so a source is never
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
+import { fileBudget as processFileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
+import { asShortage } from '../storage/shortage.js';
 import type { StorageBackend } from '../storage/types.js';
 import { named, outForNow, SourceOpenFailedError, UNREACHABLE_RETRY_S } from './refusals.js';
 
@@ -54,6 +56,8 @@ interface Entry {
   /** Requests holding the source now. */
   users: number;
   lastUsed: number;
+  /** Its share of the open-file budget while open (which also closes it once idle for long). */
+  holder?: FileHolder;
   /** Opened by the caller and never closed by the catalog (sources named on the command line). */
   pinned: boolean;
   /** No longer in the catalog: closed once its last request has finished. */
@@ -79,6 +83,13 @@ export interface CatalogOptions {
   onEvent?: (event: CatalogEvent) => void;
   /** Sources come and go while serving (a watched folder, a sources file): it may even be empty (default true). */
   dynamic?: boolean;
+  /** The open-file budget the open sources take their files from (default: the process's). */
+  files?: FileBudget;
+}
+
+/** Files an open source keeps: its zip (or folder's database) and the connection quick statements run on. */
+function filesOf(kind: SourceKind): number {
+  return kind === 'postgres-profile' ? 0 : 2;
 }
 
 export type CatalogEvent =
@@ -92,6 +103,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   /** Names by lower case: lookups by path are case-sensitive, clashes are not. */
   private readonly removed = new Map<string, number>();
   private readonly maxOpen: number;
+  private readonly files: FileBudget;
   private openCount = 0;
   private closed = false;
   private clock = 0;
@@ -105,6 +117,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   ) {
     this.maxOpen = Math.max(1, options.maxOpen ?? 64);
     this.dynamic = options.dynamic ?? true;
+    this.files = options.files ?? processFileBudget;
   }
 
   /** A catalog of storages already open (the command line's, the tests'): all pinned, first is the default. */
@@ -282,6 +295,12 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       entry.aiidaVersion = backend.aiidaVersion;
       entry.kind = backend.kind;
       this.openCount += 1;
+      entry.holder = {
+        files: filesOf(backend.kind),
+        busy: () => entry.users > 0,
+        close: () => void this.closeEntry(entry),
+      };
+      this.files.add(entry.holder);
       this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
       void this.countNodes(entry, backend);
       this.makeRoom();
@@ -293,6 +312,9 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       // Or busy elsewhere (extracted by another process): the client is told when to come back.
       const status = (problem as { status?: unknown }).status;
       if (status === 404) throw problem;
+      // The server out of files or memory for now: nothing is said of the source, and the next request tries again.
+      const shortage = asShortage(problem, `the source "${entry.spec.name}"`);
+      if (shortage !== undefined) throw shortage;
       if (status === 503) throw named(entry.spec.name, 'cannot be opened now', problem);
       const failure = outForNow(problem)
         ? new SourceOpenFailedError(
@@ -326,6 +348,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   private lease(entry: Entry, backend: StorageBackend): Lease {
     entry.users += 1;
     entry.lastUsed = ++this.clock;
+    if (entry.holder !== undefined) this.files.touch(entry.holder);
     let released = false;
     return {
       backend,
@@ -335,8 +358,12 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
         released = true;
         entry.users -= 1;
         entry.lastUsed = ++this.clock;
+        if (entry.holder !== undefined) this.files.touch(entry.holder);
         if (entry.users === 0 && entry.retired) void this.closeEntry(entry);
-        else this.makeRoom();
+        else {
+          this.makeRoom();
+          this.files.makeRoom();
+        }
       },
     };
   }
@@ -369,6 +396,8 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     }
     entry.backend = undefined;
     this.openCount -= 1;
+    if (entry.holder !== undefined) this.files.remove(entry.holder);
+    entry.holder = undefined;
     try {
       await backend.close();
     } finally {
