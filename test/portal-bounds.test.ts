@@ -96,8 +96,8 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
       );
       clearInterval(sampler);
 
-      // Memory after the load: each process idle, its sources closed after --idle-close.
-      await new Promise((r) => setTimeout(r, 6_000));
+      // Memory after the load: each process idle, its sources closed after --idle-close, its heap collected.
+      await new Promise((r) => setTimeout(r, 10_000));
       const after = new Map(pids.map((pid) => [pid, residentMb(pid)]));
       const report = pids.map((pid) => ({
         pid,
@@ -113,8 +113,9 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
       expect(wrong).toEqual([]);
       expect(serving.stderr()).not.toMatch(/removed/);
       for (const pid of pids) {
-        // What the process had open before, the budget, and a few sockets and files of requests under way.
-        expect(mostFiles.get(pid)!).toBeLessThanOrEqual(filesBefore.get(pid)! + BUDGET + 2 * CLIENTS + 8);
+        // What the process had open before, the budget, and the sockets and files of requests under way (a side
+        // table's build reads its source and writes its parts in threads of its own).
+        expect(mostFiles.get(pid)!).toBeLessThanOrEqual(filesBefore.get(pid)! + BUDGET + 24);
         expect(after.get(pid)!).toBeLessThanOrEqual(before.get(pid)! * 1.5);
       }
       const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
