@@ -10,6 +10,9 @@ import type { SourcesFile } from './sources-file.js';
 import { loadSourcesFile } from './sources-file-reader.js';
 import type { PortalSpec } from './spec.js';
 
+/** Changes past this many are said in one line. */
+const MANY = 20;
+
 export interface PortalOptions {
   folders: readonly string[];
   /** Sources named one by one on the command line, opened on demand (archives at URLs). */
@@ -84,9 +87,15 @@ export class Portal {
     for (const line of refused) if (!this.warned.has(line)) this.options.log(line);
     this.warned = new Set(refused);
     const changes = this.catalog.update(kept);
-    for (const name of changes.added) this.options.log(`source ${name} added`);
-    for (const name of changes.removed) this.options.log(`source ${name} removed`);
-    for (const name of changes.replaced) this.options.log(`source ${name} replaced; served anew`);
+    this.tell(changes.added, 'added');
+    this.tell(changes.removed, 'removed');
+    this.tell(changes.replaced, 'replaced; served anew');
+  }
+
+  /** A line per source changed; one line for many (a sources file of thousands read again). */
+  private tell(names: string[], what: string) {
+    if (names.length <= MANY) for (const name of names) this.options.log(`source ${name} ${what}`);
+    else this.options.log(`${names.length} sources ${what} (${names.slice(0, 5).join(', ')}, ...)`);
   }
 
   private lastScanProblem: string | undefined;

@@ -12,17 +12,17 @@ import { readSourcesFile, SourcesFileError, type SourcesFile } from './sources-f
 const WORKER_FILE = fileURLToPath(new URL('./sources-file-worker.js', import.meta.url));
 
 export interface ReadLimits {
-  /** The worker's largest JavaScript heap, in MB (default 512). */
+  /** The worker's largest JavaScript heap, in MB (default 256: a file of thousands of sources needs a few). */
   memoryMb?: number;
-  /** How long the reading may take (default 60 s). */
+  /** How long the reading may take (default 30 s). */
   timeoutMs?: number;
 }
 
 /** The sources `file` names, read in a worker thread (in this thread where Quarry runs from its sources). */
 export function loadSourcesFile(file: string, limits: ReadLimits = {}): Promise<SourcesFile> {
   if (!existsSync(WORKER_FILE)) return Promise.resolve().then(() => readSourcesFile(file));
-  const memoryMb = limits.memoryMb ?? 512;
-  const timeoutMs = limits.timeoutMs ?? 60_000;
+  const memoryMb = limits.memoryMb ?? 256;
+  const timeoutMs = limits.timeoutMs ?? 30_000;
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_FILE, {
       workerData: { file },

@@ -37,6 +37,8 @@ const SETTINGS = ['name', 'repository', 'replicas', 'query_timeout'];
 
 /** The largest sources file read: thousands of sources fit in a fraction of it. */
 export const MAX_SOURCES_FILE_BYTES = 16 << 20;
+/** The most entries: each is a source the catalog keeps and every look at the folders goes through. */
+const MAX_ENTRIES = 100_000;
 /** The longest text of a setting (a path, a URL): a value longer is a mistake, refused without echoing it. */
 const MAX_TEXT = 4096;
 /** The largest query_timeout: a day (and what a timer can wait for). */
@@ -60,6 +62,11 @@ export function readSourcesFile(file: string): SourcesFile {
   if (!Array.isArray(list)) {
     throw new SourcesFileError(
       `${file} must hold a list under "sources:" (see docs/portal.md for an example)`,
+    );
+  }
+  if (list.length > MAX_ENTRIES) {
+    throw new SourcesFileError(
+      `${file} names ${list.length} sources; a sources file names at most ${MAX_ENTRIES} (a folder: entry serves every archive below it)`,
     );
   }
   const base = dirname(resolve(file));
