@@ -5,9 +5,8 @@
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
 import { fileBudget as processFileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
-import { asShortage } from '../storage/shortage.js';
 import type { StorageBackend } from '../storage/types.js';
-import { named, outForNow, SourceOpenFailedError, UNREACHABLE_RETRY_S } from './refusals.js';
+import { named, openingRefused, SourceOpenFailedError } from './refusals.js';
 
 export { SourceOpenFailedError } from './refusals.js';
 
@@ -308,21 +307,9 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     } catch (error) {
       const problem = error instanceof Error ? error : new Error(String(error));
       this.options.onEvent?.({ type: 'failed', name: entry.spec.name, error: problem });
-      // Gone before the catalog noticed (a file removed between two looks at its folder).
-      // Or busy elsewhere (extracted by another process): the client is told when to come back.
-      const status = (problem as { status?: unknown }).status;
-      if (status === 404) throw problem;
-      // The server out of files or memory for now: nothing is said of the source, and the next request tries again.
-      const shortage = asShortage(problem, `the source "${entry.spec.name}"`);
-      if (shortage !== undefined) throw shortage;
-      if (status === 503) throw named(entry.spec.name, 'cannot be opened now', problem);
-      const failure = outForNow(problem)
-        ? new SourceOpenFailedError(
-            `the source "${entry.spec.name}" cannot be opened now: ${problem.message}`,
-            503,
-            UNREACHABLE_RETRY_S,
-          )
-        : new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
+      const failure = openingRefused(entry.spec.name, problem);
+      // Only a verdict on the source is kept; what may pass by itself is tried again at the next request.
+      if (!(failure instanceof SourceOpenFailedError)) throw failure;
       entry.failed = { error: failure, until: Date.now() + FAILED_OPEN_KEPT_MS };
       throw failure;
     } finally {
