@@ -107,6 +107,10 @@ describe('running out of a resource', () => {
       new Error('the source "a" cannot be opened', {
         cause: Object.assign(new Error('x'), { code: 'ENOMEM' }),
       }),
+      // Kept as a message only by a caller that wrapped it.
+      new Error(
+        `/data/a.aiida: its database cannot be read (${new ResourceShortageError('open files').message})`,
+      ),
     ];
     for (const error of cases) {
       const { status, body } = errorAnswer(error);

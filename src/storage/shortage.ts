@@ -1,8 +1,8 @@
 /**
- * Running out of a resource of the machine (open files, memory, processes) is a passing state of the server,
+ * Running out of a resource of the machine (open files, memory) is a passing state of the server,
  * not a verdict on the data: it is answered 503 with Retry-After naming the resource, never "damaged zip" (the
  * operator would re-export good data) nor 500. Node says it in several ways: an errno code (EMFILE, ENFILE,
- * ENOMEM, EAGAIN of a spawn), or only in a message ("Worker initialization failure: EMFILE").
+ * ENOMEM), or only in a message ("Worker initialization failure: EMFILE").
  */
 import { closeSync, openSync } from 'node:fs';
 
@@ -20,6 +20,9 @@ const IN_MESSAGE: [RegExp, string][] = [
   [/\bEMFILE\b|too many open files/i, 'open files'],
   [/\bENFILE\b|file table overflow/i, 'open files (of the whole machine)'],
   [/\bENOMEM\b|cannot allocate memory/i, 'memory'],
+  // Our own refusal, wrapped by a caller that kept only its message (an archive's "database cannot be read").
+  [/has run out of open files/, 'open files'],
+  [/has run out of memory/, 'memory'],
 ];
 
 /** The resource `error` (or one of its causes) says ran out, if it says so. */
