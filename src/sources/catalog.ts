@@ -4,8 +4,9 @@
  * costs its entry here and nothing else. Requests hold a lease on the source they use, so a source is never
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
-import { fileBudget as processFileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
+import { fileBudget as processFileBudget, type FileBudget } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
+import { filesOf, newEntry, type Entry } from './catalog-entry.js';
 import { named, openingRefused, SourceOpenFailedError } from './refusals.js';
 
 export { SourceOpenFailedError } from './refusals.js';
@@ -48,27 +49,6 @@ export interface SourceInfo {
   aiidaVersion: string | null;
 }
 
-interface Entry {
-  spec: SourceSpec;
-  backend?: StorageBackend;
-  opening?: Promise<StorageBackend>;
-  /** Requests holding the source now. */
-  users: number;
-  lastUsed: number;
-  /** Its share of the open-file budget while open (which also closes it once idle for long). */
-  holder?: FileHolder;
-  /** Opened by the caller and never closed by the catalog (sources named on the command line). */
-  pinned: boolean;
-  /** No longer in the catalog: closed once its last request has finished. */
-  retired: boolean;
-  nodes: number | null;
-  aiidaVersion: string | null;
-  /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
-  kind?: SourceKind;
-  /** The last opening failed: requests until `until` get its answer without trying again. */
-  failed?: { error: SourceOpenFailedError; until: number };
-}
-
 /**
  * How long a source that failed to open answers with that failure before it is tried again: a source whose
  * database is out is not asked to connect by every request that finds it so (nor its failure logged each time).
@@ -84,11 +64,6 @@ export interface CatalogOptions {
   dynamic?: boolean;
   /** The open-file budget the open sources take their files from (default: the process's). */
   files?: FileBudget;
-}
-
-/** Files an open source keeps: its zip (or folder's database) and the connection quick statements run on. */
-function filesOf(kind: SourceKind): number {
-  return kind === 'postgres-profile' ? 0 : 2;
 }
 
 export type CatalogEvent =
@@ -418,17 +393,4 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     await Promise.all(all.map((e) => (e.opening ?? Promise.resolve()).catch(() => undefined)));
     await Promise.all(all.map((e) => this.closeEntry(e)));
   }
-}
-
-function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
-  return {
-    spec,
-    backend,
-    users: 0,
-    lastUsed: 0,
-    pinned: backend !== undefined,
-    retired: false,
-    nodes: null,
-    aiidaVersion: backend?.aiidaVersion ?? null,
-  };
 }
