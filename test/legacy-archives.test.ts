@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import {
   legacyArchives,

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';

@@ -255,7 +255,7 @@ describe('folders and sources files', () => {
     expect(bad('sources:\n  - archive: a.aiida\n    folder: b')).toThrow(/exactly one of/);
     expect(bad('sources:\n  - postgres: postgres://x/y\n    name: p')).toThrow(/needs repository/);
     expect(bad('sources:\n  - archive: a.aiida\n    query_timeout: -1')).toThrow(
-      /query_timeout must be a positive/,
+      /query_timeout must be a number of seconds above 0/,
     );
     expect(bad('sources: [')).toThrow(/is not valid YAML/);
   });

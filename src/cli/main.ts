@@ -65,6 +65,17 @@ program
     16,
   )
   .option(
+    '--max-open-files <n>',
+    'most files open sources and OPTIMADE side tables keep open per serving process, least recently used closed first (default: half the open-file limit, at most 2048)',
+    integer('max-open-files'),
+  )
+  .option(
+    '--idle-close <seconds>',
+    'close a source or side table no request has used for this long, so memory goes back after a load (0: only when room is needed)',
+    integer('idle-close'),
+    60,
+  )
+  .option(
     '--watch-interval <seconds>',
     'how often served folders are looked at for added, removed and replaced sources (0: never)',
     integer('watch-interval'),

@@ -2,7 +2,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { keptGets } from '../http/kept-answers.js';
+import { collectGarbage } from '../util/idle-memory.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
+import { DEFAULT_IDLE_MS, defaultFileBudget, fileBudget, processFileLimit } from '../storage/file-budget.js';
 import { openArchive } from '../storage/index.js';
 import { isLegacyFolder } from '../storage/archive/archive.js';
 import { isRemote } from '../storage/archive/remote.js';
@@ -86,12 +89,35 @@ export async function serveInThisProcess(files: string[], options: ServeOptions,
   }
 }
 
+/**
+ * The open-file budget of this process (sources, side tables) from the options: refused when it leaves no room
+ * under the process's own limit for client sockets. Caches let go of their memory once every holder is idle.
+ */
+function boundOpenFiles(options: ServeOptions) {
+  const limit = processFileLimit();
+  const wanted = options.maxOpenFiles;
+  if (wanted !== undefined && (wanted < 4 || (limit !== undefined && wanted > limit - 32))) {
+    throw new CliError(
+      `--max-open-files ${wanted} must be at least 4 and leave 32 files of this process's open-file limit (${limit ?? 'unknown'}) for sockets; give less, or raise the limit (ulimit -n)`,
+    );
+  }
+  fileBudget.configure({
+    limit: wanted ?? defaultFileBudget(limit),
+    idleMs: (options.idleClose ?? DEFAULT_IDLE_MS / 1000) * 1000,
+  });
+  fileBudget.onIdle(() => {
+    keptGets.clear();
+    collectGarbage();
+  });
+}
+
 /** A folder that is not itself a core.sqlite_dos storage: the sources below it are served (a portal). */
 function isSourceFolder(path: string): boolean {
   return existsSync(path) && statSync(path).isDirectory() && !existsSync(join(path, 'database.sqlite'));
 }
 
 async function serve(files: string[], options: ServeOptions, supervised: boolean) {
+  boundOpenFiles(options);
   const folders = files.filter(isSourceFolder);
   // Archives at URLs are opened on their first request, as a portal's, and opened anew when replaced there.
   const urls = files.filter((f) => isRemote(f));
@@ -152,7 +178,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   if (portal !== undefined) {
     portal.watcher.watch(options.watchInterval ?? 5);
     // SIGHUP: the sources file (and the folders) are read again; the supervisor passes the signal on.
-    process.on('SIGHUP', () => portal.watcher.reload());
+    process.on('SIGHUP', () => void portal.watcher.reload());
   }
 }
 
@@ -230,13 +256,13 @@ async function startPortal(
     log: say,
   });
   try {
-    watcher.start();
+    await watcher.start();
   } catch (error) {
     await Promise.all(backends.map((b) => b.close()));
     await shared.close();
     if (
       error instanceof SourcesFileError ||
-      ['SourceNameError', 'EmptyFolderError'].includes((error as Error).name)
+      ['SourceNameError', 'EmptyFolderError', 'FolderScanError'].includes((error as Error).name)
     )
       throw new CliError((error as Error).message);
     throw error;

@@ -52,6 +52,10 @@ export interface ServeOptions {
   sources?: string;
   /** Most sources open at once per serving process; the least recently used is closed for another. */
   maxOpen?: number;
+  /** Files sources and side tables may keep open between requests, per serving process (src/storage/file-budget.ts). */
+  maxOpenFiles?: number;
+  /** Seconds a source or side table no request uses stays open (0: until room is needed). */
+  idleClose?: number;
   /** Seconds between two looks at the served folders for added, removed and replaced sources (0: never). */
   watchInterval?: number;
   /** HTTP server processes sharing the port (default 1 here; the command defaults to the cores). */

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { WarningSummary } from '../util/warning-summary.js';
 import { HttpError } from '../rest/errors.js';
 import { SourceOpenFailedError } from '../sources/refusals.js';
+import { asShortage } from '../storage/shortage.js';
 
 export function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof HttpError)
@@ -15,6 +16,14 @@ export function errorAnswer(error: unknown): { status: number; body: Record<stri
     (error as { status?: unknown; statusCode?: unknown }).status ??
     (error as { statusCode?: unknown }).statusCode;
   const message = error instanceof Error ? error.message : String(error);
+  // Out of open files or memory (a worker or a file that could not be opened): a 503 that says which, whatever
+  // status the error was given on its way up ("damaged zip" is never a verdict the server may give on that).
+  const shortage = asShortage(error);
+  if (shortage !== undefined) {
+    // The error handler sends the Retry-After an error carries.
+    if (error instanceof Error) Object.assign(error, { retryAfter: shortage.retryAfter });
+    return { status: 503, body: { message: shortage.message } };
+  }
   // 4xx for what the client can fix; 503 for a query stopped at the time limit or a database that is down;
   // 502 for data the storage gave back damaged.
   if (typeof status === 'number' && ((status >= 400 && status < 500) || status === 502 || status === 503)) {

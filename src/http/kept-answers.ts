@@ -29,6 +29,10 @@ export class KeptAnswers {
   get size(): { entries: number; bytes: number } {
     return this.kept.size;
   }
+
+  clear(): void {
+    this.kept.clear();
+  }
 }
 
 /** The serving process's kept answers of costly GETs on archives. */

@@ -9,6 +9,7 @@ import { planCacheUse } from '../query/index.js';
 import { remoteBlocks } from '../storage/archive/byte-cache.js';
 import { extractionStats } from '../storage/archive/extract.js';
 import { remoteRequests } from '../storage/archive/http-reader.js';
+import { fileBudget } from '../storage/file-budget.js';
 import { observeQueries } from '../storage/observe.js';
 import {
   QueryTimeoutError,
@@ -173,6 +174,8 @@ export function metricSet(
     },
   });
 
+  fileBudgetGauges(registry);
+
   const statements = queryTime.of();
   const undo = observeQueries((ms, error) => {
     queryTime.observe(statements, ms / 1000);
@@ -313,4 +316,32 @@ interface AdmissionState {
 function admissionState(backend: StorageBackend): AdmissionState | undefined {
   const state = (backend.db as { state?: AdmissionState }).state;
   return typeof state?.running === 'number' ? state : undefined;
+}
+
+/** The open-file budget (src/storage/file-budget.ts): its bound, what is held of it, and what was closed for room. */
+function fileBudgetGauges(registry: Registry) {
+  new Gauge({
+    name: 'quarry_open_files_budget',
+    help: 'Files the serving process may keep open between requests (sources, side tables): --max-open-files',
+    registers: [registry],
+    collect() {
+      this.set(fileBudget.limit);
+    },
+  });
+  new Gauge({
+    name: 'quarry_open_files_held',
+    help: 'Files kept open now by open sources and OPTIMADE side tables, within quarry_open_files_budget',
+    registers: [registry],
+    collect() {
+      this.set(fileBudget.used);
+    },
+  });
+  new Gauge({
+    name: 'quarry_open_files_closed_for_room',
+    help: 'Sources and side tables closed (least recently used first) to keep within the budget, since start',
+    registers: [registry],
+    collect() {
+      this.set(fileBudget.closedForRoom);
+    },
+  });
 }

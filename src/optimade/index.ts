@@ -8,6 +8,7 @@ import type { AppContext } from '../http/context.js';
 import { requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
+import { asShortage } from '../storage/shortage.js';
 import { OptimadeError } from './errors.js';
 import { placeOf, sendDocument, sendError, type Place } from './envelope.js';
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
@@ -65,15 +66,17 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     const prepared = prepareListing(params);
     const b = budget(request);
     const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline, b.limitMs);
-    return listStructures(ctx, place, backend, table, params, prepared, b);
+    return tables.read(backend, b.deadline, b.limitMs, (table) =>
+      listStructures(ctx, place, backend, table, params, prepared, b),
+    );
   });
   route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
     const fields = responseFields(params.get('response_fields'));
     const b = budget(request);
     const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline, b.limitMs);
-    return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
+    return tables.read(backend, b.deadline, b.limitMs, (table) =>
+      oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b),
+    );
   });
   route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx));
   route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));
@@ -108,6 +111,11 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
 /** Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value). */
 function asOptimade(error: unknown): OptimadeError {
   if (error instanceof OptimadeError) return error;
+  const shortage = asShortage(error);
+  if (shortage !== undefined) {
+    const out = new OptimadeError(503, 'Service Unavailable', shortage.message);
+    return Object.assign(out, { retryAfter: shortage.retryAfter });
+  }
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 600) {
     const titles: Record<number, string> = {

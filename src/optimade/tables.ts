@@ -1,8 +1,11 @@
 /**
- * The side table of each served source, opened on first use and kept; a live source's is built again when its
- * data version moves. A request that finds its table still being built waits for it up to its own time limit,
- * then is answered 503 with Retry-After, and the build goes on.
+ * The side table of each served source, opened on first use and kept while used; a live source's is built again
+ * when its data version moves. A request that finds its table still being built waits for it up to its own time
+ * limit, then is answered 503 with Retry-After, and the build goes on. Open tables take their files from the
+ * process's open-file budget (src/storage/file-budget.ts), which closes the least recently used, and those no
+ * request used for a while; a table let go of is closed as soon as its last reader is done.
  */
+import { fileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
 import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
@@ -25,14 +28,21 @@ const RETRY_AFTER_S = 5;
  * opens again in a moment from its file, which stays built.
  */
 const MOST_OPEN = 8;
-/** Requests still reading a table let go of (replaced or least recently used) hold its pool this long. */
-const GRACE_MS = 60_000;
+/** Files an open table keeps in this process: the connection quick statements run on. */
+const TABLE_FILES = 1;
+
+interface Held {
+  readers: number;
+  /** Let go of (replaced, least recently used, idle): closed once `readers` is 0. */
+  leaving: boolean;
+  holder: FileHolder;
+}
 
 export class SideTables {
   private readonly slots = new Map<StorageBackend, Slot>();
   private closed = false;
-  /** Tables let go of, closed once the requests that may still read them are done (or at close). */
-  private readonly leaving = new Set<SideTable>();
+  /** Every open table: its readers, and its share of the open-file budget. */
+  private readonly held = new Map<SideTable, Held>();
   /** Stops the builds under way when the server closes. */
   private readonly stopping = new AbortController();
 
@@ -42,7 +52,30 @@ export class SideTables {
       backend: StorageBackend,
       queryTimeoutMs: number | undefined,
     ) => SideTableOptions,
+    private readonly files: FileBudget = fileBudget,
   ) {}
+
+  /** `read(table)` on the table of `backend` (see `of`); the table is not closed while `read` runs. */
+  async read<T>(
+    backend: StorageBackend,
+    deadline: number,
+    queryTimeoutMs: number | undefined,
+    read: (table: SideTable) => Promise<T>,
+  ): Promise<T> {
+    const table = await this.of(backend, deadline, queryTimeoutMs);
+    const held = this.held.get(table);
+    if (held === undefined) return read(table);
+    held.readers += 1;
+    this.files.touch(held.holder);
+    try {
+      return await read(table);
+    } finally {
+      held.readers -= 1;
+      this.files.touch(held.holder);
+      if (held.readers === 0 && held.leaving) this.closeTable(table);
+      else this.files.makeRoom();
+    }
+  }
 
   /**
    * The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. A table opened
@@ -63,9 +96,12 @@ export class SideTables {
           const old = slot.table;
           slot.table = table;
           if (slot.pending?.done === done) slot.pending = undefined;
-          if (old) this.later(old);
+          if (old) this.letGo(old);
           if (this.closed) await table.close();
-          else this.bound();
+          else {
+            this.hold(backend, slot, table);
+            this.bound();
+          }
           return table;
         },
         (error: unknown) => {
@@ -86,26 +122,54 @@ export class SideTables {
       if (open <= MOST_OPEN) return;
       if (slot.table === undefined || slot.pending !== undefined) continue;
       this.slots.delete(backend);
-      this.later(slot.table);
+      this.letGo(slot.table);
       open -= 1;
     }
   }
 
-  private later(table: SideTable): void {
-    this.leaving.add(table);
-    setTimeout(() => {
-      this.leaving.delete(table);
-      void table.close();
-    }, GRACE_MS).unref();
+  /** Count an opened table in the budget; closing it for room or when idle forgets its slot too. */
+  private hold(backend: StorageBackend, slot: Slot, table: SideTable): void {
+    const held: Held = {
+      readers: 0,
+      leaving: false,
+      holder: {
+        files: TABLE_FILES,
+        busy: () => held.readers > 0,
+        close: () => {
+          if (slot.table === table) {
+            slot.table = undefined;
+            if (slot.pending === undefined && this.slots.get(backend) === slot) this.slots.delete(backend);
+          }
+          this.letGo(table);
+        },
+      },
+    };
+    this.held.set(table, held);
+    this.files.add(held.holder);
+  }
+
+  /** The table is no longer handed out: closed now, or when its last reader is done. */
+  private letGo(table: SideTable): void {
+    const held = this.held.get(table);
+    if (held === undefined) return void table.close();
+    held.leaving = true;
+    if (held.readers === 0) this.closeTable(table);
+  }
+
+  private closeTable(table: SideTable): void {
+    const held = this.held.get(table);
+    this.held.delete(table);
+    if (held !== undefined) this.files.remove(held.holder);
+    void table.close();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.stopping.abort();
-    await Promise.all([
-      ...[...this.slots.values()].map((s) => s.table?.close()),
-      ...[...this.leaving].map((t) => t.close()),
-    ]);
+    const open = [...this.held.keys()];
+    for (const held of this.held.values()) this.files.remove(held.holder);
+    this.held.clear();
+    await Promise.all(open.map((t) => t.close()));
   }
 }
 

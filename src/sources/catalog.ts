@@ -4,8 +4,10 @@
  * costs its entry here and nothing else. Requests hold a lease on the source they use, so a source is never
  * closed under a request, and a removed or replaced one is closed once its last request has finished.
  */
+import { fileBudget as processFileBudget, type FileBudget } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
-import { named, outForNow, SourceOpenFailedError, UNREACHABLE_RETRY_S } from './refusals.js';
+import { filesOf, newEntry, type Entry } from './catalog-entry.js';
+import { named, openingRefused, SourceOpenFailedError } from './refusals.js';
 
 export { SourceOpenFailedError } from './refusals.js';
 
@@ -49,26 +51,6 @@ export interface SourceInfo {
   exportVersion: string | null;
 }
 
-interface Entry {
-  spec: SourceSpec;
-  backend?: StorageBackend;
-  opening?: Promise<StorageBackend>;
-  /** Requests holding the source now. */
-  users: number;
-  lastUsed: number;
-  /** Opened by the caller and never closed by the catalog (sources named on the command line). */
-  pinned: boolean;
-  /** No longer in the catalog: closed once its last request has finished. */
-  retired: boolean;
-  nodes: number | null;
-  aiidaVersion: string | null;
-  exportVersion: string | null;
-  /** What the storage turned out to be once opened (a profile's kind is known from AiiDA's configuration). */
-  kind?: SourceKind;
-  /** The last opening failed: requests until `until` get its answer without trying again. */
-  failed?: { error: SourceOpenFailedError; until: number };
-}
-
 /**
  * How long a source that failed to open answers with that failure before it is tried again: a source whose
  * database is out is not asked to connect by every request that finds it so (nor its failure logged each time).
@@ -82,6 +64,8 @@ export interface CatalogOptions {
   onEvent?: (event: CatalogEvent) => void;
   /** Sources come and go while serving (a watched folder, a sources file): it may even be empty (default true). */
   dynamic?: boolean;
+  /** The open-file budget the open sources take their files from (default: the process's). */
+  files?: FileBudget;
 }
 
 export type CatalogEvent =
@@ -95,6 +79,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   /** Names by lower case: lookups by path are case-sensitive, clashes are not. */
   private readonly removed = new Map<string, number>();
   private readonly maxOpen: number;
+  private readonly files: FileBudget;
   private openCount = 0;
   private closed = false;
   private clock = 0;
@@ -108,6 +93,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   ) {
     this.maxOpen = Math.max(1, options.maxOpen ?? 64);
     this.dynamic = options.dynamic ?? true;
+    this.files = options.files ?? processFileBudget;
   }
 
   /** A catalog of storages already open (the command line's, the tests'): all pinned, first is the default. */
@@ -286,6 +272,12 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       entry.exportVersion = backend.exportVersion ?? null;
       entry.kind = backend.kind;
       this.openCount += 1;
+      entry.holder = {
+        files: filesOf(backend.kind),
+        busy: () => entry.users > 0,
+        close: () => void this.closeEntry(entry),
+      };
+      this.files.add(entry.holder);
       this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
       void this.countNodes(entry, backend);
       this.makeRoom();
@@ -293,18 +285,9 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     } catch (error) {
       const problem = error instanceof Error ? error : new Error(String(error));
       this.options.onEvent?.({ type: 'failed', name: entry.spec.name, error: problem });
-      // Gone before the catalog noticed (a file removed between two looks at its folder).
-      // Or busy elsewhere (extracted by another process): the client is told when to come back.
-      const status = (problem as { status?: unknown }).status;
-      if (status === 404) throw problem;
-      if (status === 503) throw named(entry.spec.name, 'cannot be opened now', problem);
-      const failure = outForNow(problem)
-        ? new SourceOpenFailedError(
-            `the source "${entry.spec.name}" cannot be opened now: ${problem.message}`,
-            503,
-            UNREACHABLE_RETRY_S,
-          )
-        : new SourceOpenFailedError(`the source "${entry.spec.name}" cannot be opened: ${problem.message}`);
+      const failure = openingRefused(entry.spec.name, problem);
+      // Only a verdict on the source is kept; what may pass by itself is tried again at the next request.
+      if (!(failure instanceof SourceOpenFailedError)) throw failure;
       entry.failed = { error: failure, until: Date.now() + FAILED_OPEN_KEPT_MS };
       throw failure;
     } finally {
@@ -330,6 +313,7 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
   private lease(entry: Entry, backend: StorageBackend): Lease {
     entry.users += 1;
     entry.lastUsed = ++this.clock;
+    if (entry.holder !== undefined) this.files.touch(entry.holder);
     let released = false;
     return {
       backend,
@@ -339,8 +323,12 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
         released = true;
         entry.users -= 1;
         entry.lastUsed = ++this.clock;
+        if (entry.holder !== undefined) this.files.touch(entry.holder);
         if (entry.users === 0 && entry.retired) void this.closeEntry(entry);
-        else this.makeRoom();
+        else {
+          this.makeRoom();
+          this.files.makeRoom();
+        }
       },
     };
   }
@@ -373,6 +361,8 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     }
     entry.backend = undefined;
     this.openCount -= 1;
+    if (entry.holder !== undefined) this.files.remove(entry.holder);
+    entry.holder = undefined;
     try {
       await backend.close();
     } finally {
@@ -407,18 +397,4 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     await Promise.all(all.map((e) => (e.opening ?? Promise.resolve()).catch(() => undefined)));
     await Promise.all(all.map((e) => this.closeEntry(e)));
   }
-}
-
-function newEntry(spec: SourceSpec, backend?: StorageBackend): Entry {
-  return {
-    spec,
-    backend,
-    users: 0,
-    lastUsed: 0,
-    pinned: backend !== undefined,
-    retired: false,
-    nodes: null,
-    aiidaVersion: backend?.aiidaVersion ?? null,
-    exportVersion: backend?.exportVersion ?? null,
-  };
 }

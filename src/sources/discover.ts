@@ -24,9 +24,12 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
   let entries: Dirent[];
   try {
     entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    // A folder removed while it is read, or one that may not be read: it holds nothing to serve.
-    return;
+  } catch (error) {
+    // A folder below removed while it is read holds nothing to serve. Any other failure (out of open files, a
+    // folder that may not be read) says nothing of what the folder holds: the scan fails as a whole, and what
+    // is served stays as it was, rather than every source below being taken for removed.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && depth > 0) return;
+    throw new FolderScanError(`${folder} cannot be read (${(error as Error).message})`);
   }
   if (entries.some((e) => e.name === 'database.sqlite' && !e.isDirectory())) {
     const version = fileVersion(join(folder, 'database.sqlite'));
@@ -55,6 +58,11 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
         found.push({ name: nameFrom(path), kind: 'archive', origin: path, path, version });
     }
   }
+}
+
+/** A folder could not be read: the scan tells nothing of what is there. */
+export class FolderScanError extends Error {
+  override name = 'FolderScanError';
 }
 
 /**

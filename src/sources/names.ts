@@ -89,7 +89,7 @@ export class SourceNameError extends Error {
 /** Why `name` cannot be a source's name, or undefined when it can. */
 export function nameProblem(name: string, reserved: ReadonlySet<string>): string | undefined {
   if (!isUrlSafe(name)) {
-    return `the source name ${JSON.stringify(name)} is not URL-safe: use letters, digits, '.', '_', '~' and '-' (up to 100, starting with a letter or digit)`;
+    return `the source name ${shownName(name)} is not URL-safe: use letters, digits, '.', '_', '~' and '-' (up to 100, starting with a letter or digit)`;
   }
   if (reserved.has(name.toLowerCase())) {
     return `the source name "${name}" would shadow the server's own /${name}/ route; rename the file or give the source another name`;
@@ -118,4 +118,51 @@ export function checkNames(
     }
     seen.set(key, origin);
   }
+}
+
+/** A name shown in a message: a name of megabytes (a mistake in a sources file) is cut, not echoed whole. */
+export function shownName(name: string, most = 60): string {
+  return JSON.stringify(name.length > most ? `${name.slice(0, most)}…` : name);
+}
+
+/**
+ * The sources a look at the folders and the sources file finds that may be served, and a line for each that
+ * may not. A name, once served, stays with its source (the same origin) until that source is gone: a newcomer
+ * with the same name (without case) is refused, naming both, whichever sorts first, and is served once the
+ * name is free. Among newcomers the first found takes a free name.
+ */
+export function assignNames<S extends { name: string; origin: string }>(
+  found: readonly S[],
+  served: ReadonlyMap<string, string>,
+  taken: readonly string[],
+  reserved: ReadonlySet<string>,
+): { kept: S[]; refused: string[] } {
+  const present = new Set(found.map((s) => `${s.origin}\0${s.name.toLowerCase()}`));
+  const holders = new Map<string, string>();
+  for (const [name, origin] of served) {
+    const key = name.toLowerCase();
+    if (present.has(`${origin}\0${key}`)) holders.set(key, origin);
+  }
+  const seen = new Map(taken.map((n) => [n.toLowerCase(), `the source ${n} on the command line`]));
+  const kept: S[] = [];
+  const refused: string[] = [];
+  for (const spec of found) {
+    const problem = nameProblem(spec.name, reserved);
+    if (problem !== undefined) {
+      refused.push(`${spec.origin}: ${problem}; not served`);
+      continue;
+    }
+    const key = spec.name.toLowerCase();
+    const holder = holders.get(key);
+    const other = seen.get(key) ?? (holder !== undefined && holder !== spec.origin ? holder : undefined);
+    if (other !== undefined) {
+      refused.push(
+        `${spec.origin}: the name ${shownName(spec.name)} is served from ${other}; not served while that one is (rename one of them)`,
+      );
+      continue;
+    }
+    seen.set(key, spec.origin);
+    kept.push(spec);
+  }
+  return { kept, refused };
 }

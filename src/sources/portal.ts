@@ -3,11 +3,15 @@
  * folder changes (scanned every few seconds) or the sources file is to be read again (SIGHUP). The catalog
  * is made to match; requests under way finish on what they hold.
  */
-import { scanFolders } from './discover.js';
-import { checkNames, nameProblem, SourceNameError } from './names.js';
+import { FolderScanError, scanFolders } from './discover.js';
+import { assignNames, checkNames, SourceNameError } from './names.js';
 import type { SourceCatalog } from './catalog.js';
-import { readSourcesFile, type SourcesFile } from './sources-file.js';
+import type { SourcesFile } from './sources-file.js';
+import { loadSourcesFile } from './sources-file-reader.js';
 import type { PortalSpec } from './spec.js';
+
+/** Changes past this many are said in one line. */
+const MANY = 20;
 
 export interface PortalOptions {
   folders: readonly string[];
@@ -31,8 +35,8 @@ export class Portal {
   ) {}
 
   /** The sources at start: a clash of names or a name that shadows a route is an error that names both. */
-  start(): void {
-    if (this.options.sourcesFile !== undefined) this.file = readSourcesFile(this.options.sourcesFile);
+  async start(): Promise<void> {
+    if (this.options.sourcesFile !== undefined) this.file = await loadSourcesFile(this.options.sourcesFile);
     const specs = this.current(true);
     checkNames(
       [
@@ -66,42 +70,76 @@ export class Portal {
    * left out with a line saying why (the first source with it keeps it), not an error that stops the server.
    */
   rescan(): void {
-    const seen = new Set(this.options.taken.map((n) => n.toLowerCase()));
-    const kept: PortalSpec[] = [];
-    for (const spec of this.current()) {
-      const problem = nameProblem(spec.name, this.options.reserved);
-      const key = spec.name.toLowerCase();
-      if (problem !== undefined || seen.has(key)) {
-        if (!this.catalog.has(spec.name) || this.catalog.spec(spec.name)?.origin !== spec.origin)
-          this.warnOnce(`${spec.origin}: ${problem ?? `another source is named "${spec.name}"`}; not served`);
-        continue;
-      }
-      seen.add(key);
-      kept.push(spec);
-    }
-    const changes = this.catalog.update(kept);
-    for (const name of changes.added) this.options.log(`source ${name} added`);
-    for (const name of changes.removed) this.options.log(`source ${name} removed`);
-    for (const name of changes.replaced) this.options.log(`source ${name} replaced; served anew`);
-  }
-
-  private readonly warned = new Set<string>();
-  private warnOnce(line: string) {
-    if (this.warned.has(line)) return;
-    this.warned.add(line);
-    this.options.log(line);
-  }
-
-  /** SIGHUP: read the sources file again; a file that cannot be read leaves the sources as they are. */
-  reload(): void {
-    if (this.options.sourcesFile === undefined) return this.rescan();
+    let specs: PortalSpec[];
     try {
-      this.file = readSourcesFile(this.options.sourcesFile);
+      specs = this.current();
+    } catch (error) {
+      if (!(error instanceof FolderScanError)) throw error;
+      // Said once while it lasts, not at every look.
+      this.scanProblem(`${error.message}; the sources stay as they were until it can be read`);
+      return;
+    }
+    this.scanProblem(undefined);
+    const served = new Map<string, string>();
+    for (const name of this.catalog.names()) served.set(name, this.catalog.spec(name)!.origin);
+    const { kept, refused } = assignNames(specs, served, this.options.taken, this.options.reserved);
+    // Each refusal said once while it lasts: again if it comes back after it was resolved.
+    for (const line of refused) if (!this.warned.has(line)) this.options.log(line);
+    this.warned = new Set(refused);
+    const changes = this.catalog.update(kept);
+    this.tell(changes.added, 'added');
+    this.tell(changes.removed, 'removed');
+    this.tell(changes.replaced, 'replaced; served anew');
+  }
+
+  /** A line per source changed; one line for many (a sources file of thousands read again). */
+  private tell(names: string[], what: string) {
+    if (names.length <= MANY) for (const name of names) this.options.log(`source ${name} ${what}`);
+    else this.options.log(`${names.length} sources ${what} (${names.slice(0, 5).join(', ')}, ...)`);
+  }
+
+  private lastScanProblem: string | undefined;
+  private scanProblem(line: string | undefined) {
+    if (line !== undefined && line !== this.lastScanProblem) this.options.log(line);
+    else if (line === undefined && this.lastScanProblem !== undefined)
+      this.options.log('the folders can be read again');
+    this.lastScanProblem = line;
+  }
+
+  private warned = new Set<string>();
+
+  private reloading?: Promise<void>;
+  private reloadAgain = false;
+
+  /**
+   * SIGHUP: read the sources file again, off the serving thread; the sources served stay as they are until the
+   * new list is whole, and stay so when it cannot be read. Signals during a reading are one more reading after it.
+   */
+  reload(): Promise<void> {
+    if (this.reloading !== undefined) {
+      this.reloadAgain = true;
+      return this.reloading;
+    }
+    this.reloading = this.readAgain().finally(() => {
+      this.reloading = undefined;
+      if (this.reloadAgain) {
+        this.reloadAgain = false;
+        void this.reload();
+      }
+    });
+    return this.reloading;
+  }
+
+  private async readAgain(): Promise<void> {
+    const file = this.options.sourcesFile;
+    if (file === undefined) return this.rescan();
+    try {
+      this.file = await loadSourcesFile(file);
     } catch (error) {
       this.options.log(`${(error as Error).message}; the sources stay as they were`);
       return;
     }
-    this.options.log(`read ${this.options.sourcesFile} again`);
+    this.options.log(`read ${file} again`);
     this.rescan();
   }
 

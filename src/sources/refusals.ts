@@ -1,4 +1,5 @@
 /** Refusals of a source's requests that name the source, keeping what the storage said about coming back. */
+import { asShortage } from '../storage/shortage.js';
 
 /**
  * A source that cannot be opened: the request is answered 502 naming the source and what is wrong, or 503 with
@@ -35,4 +36,25 @@ export function named(name: string, what: string, error: unknown): Error {
     status: status === 502 || status === 503 ? status : 503,
     ...(typeof retryAfter === 'number' ? { retryAfter } : {}),
   });
+}
+
+/**
+ * The answer to requests of a source whose opening failed with `problem`. A SourceOpenFailedError is a verdict
+ * on the source (kept for a few seconds by the catalog); anything else passes by itself: the source is gone
+ * (removed between two looks at its folder: 404), busy elsewhere (extracted by another process: 503), or the
+ * server is out of files or memory for now (503 naming the resource, nothing said of the source's data).
+ */
+export function openingRefused(name: string, problem: Error): Error {
+  const status = (problem as { status?: unknown }).status;
+  if (status === 404) return problem;
+  const shortage = asShortage(problem, `the source "${name}"`);
+  if (shortage !== undefined) return shortage;
+  if (status === 503) return named(name, 'cannot be opened now', problem);
+  return outForNow(problem)
+    ? new SourceOpenFailedError(
+        `the source "${name}" cannot be opened now: ${problem.message}`,
+        503,
+        UNREACHABLE_RETRY_S,
+      )
+    : new SourceOpenFailedError(`the source "${name}" cannot be opened: ${problem.message}`);
 }

@@ -15,9 +15,12 @@
  *       query_timeout: 120        # seconds, this source only
  *     - profile: my-profile      # a profile of AiiDA's config.json
  *
- * Relative paths are taken from the file's folder. Every mistake is an error naming the entry and what to fix.
+ * Relative paths are taken from the file's folder. Every mistake is an error naming the entry and what to fix,
+ * in one line that never echoes a value whole. Only a regular file of at most MAX_SOURCES_FILE_BYTES is read
+ * (a FIFO would hang the reading, /dev/zero never end); src/sources/sources-file-reader.ts reads it off the
+ * serving thread.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { fileVersion } from './discover.js';
@@ -32,6 +35,15 @@ export class SourcesFileError extends Error {
 const KINDS = ['archive', 'folder', 'sqlite_dos', 'postgres', 'profile'] as const;
 const SETTINGS = ['name', 'repository', 'replicas', 'query_timeout'];
 
+/** The largest sources file read: thousands of sources fit in a fraction of it. */
+export const MAX_SOURCES_FILE_BYTES = 16 << 20;
+/** The most entries: each is a source the catalog keeps and every look at the folders goes through. */
+const MAX_ENTRIES = 100_000;
+/** The longest text of a setting (a path, a URL): a value longer is a mistake, refused without echoing it. */
+const MAX_TEXT = 4096;
+/** The largest query_timeout: a day (and what a timer can wait for). */
+const MAX_QUERY_TIMEOUT_S = 86_400;
+
 /** The sources a file names, and the folders it names (scanned again while serving, as folders given on the command line). */
 export interface SourcesFile {
   specs: PortalSpec[];
@@ -39,22 +51,22 @@ export interface SourcesFile {
 }
 
 export function readSourcesFile(file: string): SourcesFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new SourcesFileError(`cannot read the sources file ${file}: ${(error as Error).message}`);
-  }
+  const text = readRegularFile(file);
   let document: unknown;
   try {
     document = parse(text);
   } catch (error) {
-    throw new SourcesFileError(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new SourcesFileError(`${file} is not valid YAML: ${cut((error as Error).message.split('\n')[0]!)}`);
   }
   const list = (document as { sources?: unknown } | null)?.sources;
   if (!Array.isArray(list)) {
     throw new SourcesFileError(
       `${file} must hold a list under "sources:" (see docs/portal.md for an example)`,
+    );
+  }
+  if (list.length > MAX_ENTRIES) {
+    throw new SourcesFileError(
+      `${file} names ${list.length} sources; a sources file names at most ${MAX_ENTRIES} (a folder: entry serves every archive below it)`,
     );
   }
   const base = dirname(resolve(file));
@@ -65,6 +77,48 @@ export function readSourcesFile(file: string): SourcesFile {
     else read.specs.push(...found);
   });
   return read;
+}
+
+/** The file's text, if it is a regular file of at most MAX_SOURCES_FILE_BYTES. */
+function readRegularFile(file: string): string {
+  let fd: number;
+  try {
+    // Not blocking: opening a FIFO no one writes to would wait forever.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new SourcesFileError(`cannot read the sources file ${file}: ${cut((error as Error).message)}`);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
+      const what = info.isDirectory() ? 'a folder' : info.isFIFO() ? 'a FIFO' : 'a device or socket';
+      throw new SourcesFileError(`the sources file ${file} is ${what}, not a regular file; name a YAML file`);
+    }
+    if (info.size > MAX_SOURCES_FILE_BYTES) throw tooLarge(file, info.size);
+    // One byte more than allowed: a file that grew since it was looked at is refused too.
+    const buffer = Buffer.alloc(Math.min(info.size, MAX_SOURCES_FILE_BYTES) + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, length);
+    if (length > MAX_SOURCES_FILE_BYTES) throw tooLarge(file, length);
+    return buffer.toString('utf8', 0, length);
+  } catch (error) {
+    if (error instanceof SourcesFileError) throw error;
+    throw new SourcesFileError(`cannot read the sources file ${file}: ${cut((error as Error).message)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tooLarge(file: string, bytes: number): SourcesFileError {
+  return new SourcesFileError(
+    `the sources file ${file} is ${(bytes / 2 ** 20).toFixed(1)} MB or more; a sources file is at most ${MAX_SOURCES_FILE_BYTES >> 20} MB (use folder: entries for many archives)`,
+  );
+}
+
+/** A text for a message, cut where it is long. */
+function cut(text: string, most = 200): string {
+  return text.length > most ? `${text.slice(0, most)}…` : text;
 }
 
 function specsOf(
@@ -85,7 +139,7 @@ function specsOf(
   const unknown = Object.keys(e).filter((k) => !KINDS.includes(k as never) && !SETTINGS.includes(k));
   if (unknown.length > 0) {
     throw new SourcesFileError(
-      `${where}: unknown setting ${unknown.join(', ')}; settings are ${SETTINGS.join(', ')}`,
+      `${where}: unknown setting ${cut(unknown.join(', '), 100)}; settings are ${SETTINGS.join(', ')}`,
     );
   }
   const kind = kinds[0]!;
@@ -94,11 +148,21 @@ function specsOf(
     if (value === undefined) return undefined;
     if (typeof value !== 'string' || value === '')
       throw new SourcesFileError(`${where}: ${key} must be a non-empty text`);
+    if (value.length > (key === 'name' ? 100 : MAX_TEXT)) {
+      throw new SourcesFileError(
+        `${where}: ${key} is ${value.length} characters long (${JSON.stringify(cut(value, 40))}); at most ${key === 'name' ? 100 : MAX_TEXT}`,
+      );
+    }
     return value;
   };
   const queryTimeout = e.query_timeout;
-  if (queryTimeout !== undefined && (typeof queryTimeout !== 'number' || !(queryTimeout > 0))) {
-    throw new SourcesFileError(`${where}: query_timeout must be a positive number of seconds`);
+  if (
+    queryTimeout !== undefined &&
+    (typeof queryTimeout !== 'number' || !(queryTimeout > 0) || !(queryTimeout <= MAX_QUERY_TIMEOUT_S))
+  ) {
+    throw new SourcesFileError(
+      `${where}: query_timeout must be a number of seconds above 0 and at most ${MAX_QUERY_TIMEOUT_S} (found ${cut(String(queryTimeout), 40)})`,
+    );
   }
   const replicas = e.replicas;
   if (

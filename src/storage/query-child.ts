@@ -134,6 +134,8 @@ export abstract class QueryChild {
     // A process with work keeps the serving process alive, like any pending I/O; an idle one does not.
     this.child.ref();
     (this.child.channel as { ref?: () => void } | undefined)?.ref?.();
+    // A process that could not be started (out of open files, say) has no channel: its 'error' answers.
+    if (this.child.pid === undefined || typeof this.child.send !== 'function') return;
     this.child.send(message);
   }
 

@@ -54,7 +54,13 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /** One shared query process. */
 export class SharedQueryProcess extends QueryChild {
-  constructor(keep: number, heapMb: number, onExit: () => void) {
+  constructor(
+    /** Its place among the shared processes. */
+    readonly slot: number,
+    keep: number,
+    heapMb: number,
+    onExit: () => void,
+  ) {
     super(
       spawn(
         process.execPath,
@@ -62,7 +68,13 @@ export class SharedQueryProcess extends QueryChild {
         { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' },
       ),
     );
-    this.child.on('error', () => undefined);
+    this.child.on('error', (error) => {
+      // Not started at all (no 'exit' follows): its statement is answered with why, and its place freed.
+      if (this.child.pid !== undefined || this.ended) return;
+      this.ended = true;
+      this.pending?.({ error: `the query process could not be started (${error.message})` });
+      this.pending = undefined;
+    });
     this.child.on('exit', (code, signal) => {
       if (this.ended) return;
       this.ended = true;
@@ -82,6 +94,11 @@ export class SharedQueryProcess extends QueryChild {
     done: (answer: QueryAnswer) => void,
   ) {
     this.send({ file, unchanging, sql, params, arrays }, done);
+  }
+
+  /** Ended, or never started: its place gets a new process. */
+  get gone(): boolean {
+    return this.ended;
   }
 
   /** Close `file` if this process has it open (its source was closed). */
@@ -166,7 +183,7 @@ export class SharedQueryProcesses {
   }
 
   private start(index: number): SharedQueryProcess {
-    const started: SharedQueryProcess = new SharedQueryProcess(this.keep, this.heapMb, () => {
+    const started: SharedQueryProcess = new SharedQueryProcess(index, this.keep, this.heapMb, () => {
       // Ended by itself (out of memory, a crash): the next use starts another.
       if (this.slots[index] === started) this.slots[index] = undefined;
     });
@@ -175,18 +192,23 @@ export class SharedQueryProcesses {
 
   /** The query is done: the process goes to the next waiting query, or idles. */
   release(worker: SharedQueryProcess) {
-    const index = this.slots.indexOf(worker);
-    if (index === -1) return;
-    worker.idle();
+    // By its place, not by looking it up: one that ended during its query is no longer there, and its place
+    // must still be handed on (else it stays busy for good).
+    const index = worker.slot;
+    if (!this.busy.has(index)) return;
+    if (this.slots[index] === worker) {
+      if (worker.gone) this.slots[index] = undefined;
+      else worker.idle();
+    }
     this.handOn(index);
   }
 
   /** The query was stopped (time, memory): its process is killed, a new one takes its place. */
   discard(worker: SharedQueryProcess) {
-    const index = this.slots.indexOf(worker);
+    const index = worker.slot;
     void worker.kill();
-    if (index === -1) return;
-    this.slots[index] = undefined;
+    if (!this.busy.has(index)) return;
+    if (this.slots[index] === worker) this.slots[index] = undefined;
     this.handOn(index);
   }
 

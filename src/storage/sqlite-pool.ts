@@ -13,6 +13,7 @@ import { KEEP_MS, KeptRows } from './kept-rows.js';
 import type { QueryChild } from './query-child.js';
 import { QueryProcess, type QueryAnswer } from './query-process.js';
 import type { SharedQueryProcesses } from './shared-query-processes.js';
+import { asShortage, atFileLimit, ResourceShortageError } from './shortage.js';
 import {
   QueryStoppedError,
   QueryTimeoutError,
@@ -119,6 +120,10 @@ export class SqlitePool implements Database {
       pool.inline.all({ sql: 'SELECT id FROM db_dbnode LIMIT 1', params: [] }, true);
     } catch (error) {
       await pool.close();
+      // A full descriptor table is not an unreadable database (SQLite says "unable to open" for both).
+      const shortage =
+        asShortage(error) ?? (atFileLimit() ? new ResourceShortageError('open files') : undefined);
+      if (shortage !== undefined) throw shortage;
       throw new StorageOpenError(`${file} is not a readable AiiDA database (${(error as Error).message})`);
     }
     return pool;

@@ -22,6 +22,11 @@ export class BytesKept<V> {
     return entry.value;
   }
 
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   set(key: string, value: V): void {
     const bytes = this.sizeOf(value) + key.length;
     if (bytes > this.capacity / 8 || this.entries.has(key)) return;
@@ -70,5 +75,10 @@ export class KeptOnce<V> {
 
   get size(): { entries: number; bytes: number } {
     return this.kept.size;
+  }
+
+  /** Forget every kept value (the process is idle: its memory goes back); makings under way go on. */
+  clear(): void {
+    this.kept.clear();
   }
 }

@@ -26,7 +26,7 @@ export class FileReader extends yauzl.RandomAccessReader {
   /** yauzl's reference count on the descriptor (inherited, missing from its type declarations). */
   declare ref: () => void;
   declare unref: () => void;
-  indexing = true;
+  private reading = true;
   private block: Buffer | undefined;
   private blockStart = 0;
   private served = 0;
@@ -37,6 +37,16 @@ export class FileReader extends yauzl.RandomAccessReader {
     private readonly size: number,
   ) {
     super();
+  }
+
+  get indexing(): boolean {
+    return this.reading;
+  }
+
+  /** Indexing over: the read-ahead block (1 MiB) goes, or every open archive would keep one for nothing. */
+  set indexing(on: boolean) {
+    this.reading = on;
+    if (!on) this.block = undefined;
   }
 
   /** The hash of everything read while indexing; call once, after indexing. */

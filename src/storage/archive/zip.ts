@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
+import { asShortage } from '../shortage.js';
 import { CorruptObjectError, StorageOpenError } from '../types.js';
 import { sourcePath } from './copy-sources.js';
 import { FileReader } from './file-reader.js';
@@ -80,7 +81,7 @@ export async function openZip(file: string): Promise<ZipArchive> {
   try {
     fd = await openFd(file, 'r');
   } catch (error) {
-    throw new StorageOpenError(zipProblem(file, error));
+    throw asShortage(error, `the archive ${file}`) ?? new StorageOpenError(zipProblem(file, error));
   }
   let size: number;
   let head: Buffer;
@@ -92,7 +93,7 @@ export async function openZip(file: string): Promise<ZipArchive> {
     await readFd(fd, head, 0, head.length, 0);
   } catch (error) {
     await closeFd(fd);
-    throw new StorageOpenError(zipProblem(file, error));
+    throw asShortage(error, `the archive ${file}`) ?? new StorageOpenError(zipProblem(file, error));
   }
   const reader = new FileReader(fd, size);
   const origin = async (): Promise<ZipOrigin> => {
@@ -102,7 +103,7 @@ export async function openZip(file: string): Promise<ZipArchive> {
   try {
     return await zipFromReader(file, reader, size, origin);
   } catch (error) {
-    throw new StorageOpenError(zipProblem(file, error, head));
+    throw asShortage(error, `the archive ${file}`) ?? new StorageOpenError(zipProblem(file, error, head));
   }
 }
 
