@@ -9,7 +9,14 @@ import { requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
-import { placeOf, sendDocument, sendError, type Place } from './envelope.js';
+import {
+  API_VERSION,
+  placeOf,
+  sendDocument,
+  sendError,
+  SERVED_VERSION_PATHS,
+  type Place,
+} from './envelope.js';
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
 import { readParams, responseFields, type Endpoint } from './params.js';
 import { listStructures, oneStructure, prepareListing } from './structures.js';
@@ -58,37 +65,52 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   app.get('/optimade/versions', versions);
   app.get('/optimade/index/versions', versions);
 
-  route('/optimade/v1/info', 'other', (_r, place) => sourceInfo(place));
-  route('/optimade/v1/info/structures', 'other', (_r, place) => structuresInfo(place));
-  route('/optimade/v1/links', 'other', (_r, place) => sourceLinks(place));
-  route('/optimade/v1/structures', 'listing', async (request, place, params) => {
-    const prepared = prepareListing(params);
-    const b = budget(request);
-    const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline, b.limitMs);
-    return listStructures(ctx, place, backend, table, params, prepared, b);
-  });
-  route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
-    const fields = responseFields(params.get('response_fields'));
-    const b = budget(request);
-    const backend = sourceOf(ctx, request);
-    const table = await tables.of(backend, b.deadline, b.limitMs);
-    return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
-  });
-  route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx));
-  route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));
+  // `/v1` serves the latest version; `/v1.3` and `/v1.3.0` the same, as the specification allows.
+  for (const version of SERVED_VERSION_PATHS) {
+    const base = `/optimade/${version}`;
+    route(`${base}/info`, 'other', (_r, place) => sourceInfo(place));
+    route(`${base}/info/structures`, 'other', (_r, place) => structuresInfo(place));
+    route(`${base}/links`, 'listing', (_r, place, params) => sourceLinks(place, params));
+    route(`${base}/structures`, 'listing', async (request, place, params) => {
+      const prepared = prepareListing(params);
+      const b = budget(request);
+      const backend = sourceOf(ctx, request);
+      const table = await tables.of(backend, b.deadline, b.limitMs);
+      return listStructures(ctx, place, backend, table, params, prepared, b);
+    });
+    route(`${base}/structures/:id`, 'entry', async (request, place, params) => {
+      const fields = responseFields(params.get('response_fields'));
+      const b = budget(request);
+      const backend = sourceOf(ctx, request);
+      const table = await tables.of(backend, b.deadline, b.limitMs);
+      return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
+    });
+    route(`/optimade/index/${version}/info`, 'other', (_r, place) => indexInfo(place, ctx));
+    route(`/optimade/index/${version}/links`, 'listing', (_r, place, params) =>
+      indexLinks(ctx, place, params),
+    );
+  }
 
   // Anything else under /optimade is answered in OPTIMADE's form, not the v4 API's.
-  const notFound = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendError(
-      reply,
-      placeOf(ctx, request),
-      new OptimadeError(
-        404,
-        'Not Found',
-        'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
-      ),
-    );
+  // A versioned base URL of a version not served (`/v2`, `/v1.2`): 553, as the specification recommends.
+  const notFound = async (request: FastifyRequest, reply: FastifyReply) => {
+    const version = /\/optimade(?:\/index)?\/(v\d[^/]*)(?:\/|$)/.exec(
+      requestUrl(request, ctx.origin).rawPath,
+    )?.[1];
+    const error =
+      version !== undefined && !SERVED_VERSION_PATHS.includes(version)
+        ? new OptimadeError(
+            553,
+            'Version Not Supported',
+            `version ${version} is not served; this server serves OPTIMADE ${API_VERSION} under /optimade/v1/ (also /optimade/v1.3/ and /optimade/v1.3.0/)`,
+          )
+        : new OptimadeError(
+            404,
+            'Not Found',
+            'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
+          );
+    return sendError(reply, placeOf(ctx, request), error);
+  };
   app.get('/optimade', notFound);
   app.get('/optimade/*', notFound);
   // Preflight of browser clients (OPTIMADE's clients are often pages of other sites): every endpoint is read-only.

@@ -10,6 +10,7 @@ import { entryOf, type StructureNode, type StructureProperties } from './structu
 import { timestampMicros } from './timestamps.js';
 import { elementMask } from './element-masks.js';
 import { CIF_TYPE } from './cif-sites.js';
+import { symmetryOf } from './symmetry.js';
 
 export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 /** Structures read per statement. */
@@ -27,6 +28,9 @@ const SCALAR_COLUMNS = [
   'chemical_formula_anonymous',
   'label',
   'creator',
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
 ] as const;
 
 /** Integer columns whose structures are counted per value (side_counts). */
@@ -39,7 +43,18 @@ export const STRUCTURES_TABLE = `CREATE TABLE structures (
   chemical_formula_reduced TEXT NOT NULL, chemical_formula_hill TEXT, chemical_formula_anonymous TEXT NOT NULL,
   label TEXT NOT NULL, creator TEXT, elements TEXT NOT NULL, elements_ratios TEXT NOT NULL,
   dimension_types TEXT NOT NULL, structure_features TEXT NOT NULL, species_at_sites TEXT NOT NULL,
-  mask_lo INTEGER NOT NULL, mask_hi INTEGER NOT NULL, mask_unknown INTEGER NOT NULL)`;
+  mask_lo INTEGER NOT NULL, mask_hi INTEGER NOT NULL, mask_unknown INTEGER NOT NULL,
+  space_group_it_number INTEGER, space_group_symbol_hermann_mauguin TEXT, space_group_symbol_hall TEXT,
+  space_group_symmetry_operations_xyz TEXT, wyckoff_positions TEXT)`;
+
+/** The columns a page reads from the side table (the symmetry found once, at the build), by `sid`. */
+export const SYMMETRY_COLUMNS = [
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
+  'space_group_symmetry_operations_xyz',
+  'wyckoff_positions',
+] as const;
 
 const SCHEMA = [
   STRUCTURES_TABLE,
@@ -109,6 +124,7 @@ export function nodeOf(row: unknown[]): StructureNode {
 
 function rowOf(e: StructureProperties): unknown[] {
   const mask = elementMask(e.elements);
+  const symmetry = symmetryOf(e);
   return [
     e._quarry_pk,
     e.immutable_id,
@@ -130,6 +146,11 @@ function rowOf(e: StructureProperties): unknown[] {
     mask.lo,
     mask.hi,
     mask.unknown ? 1 : 0,
+    symmetry?.number ?? null,
+    symmetry?.hermannMauguin ?? null,
+    symmetry?.hall ?? null,
+    symmetry?.operations ? JSON.stringify(symmetry.operations) : null,
+    symmetry ? JSON.stringify(symmetry.wyckoffs) : null,
   ];
 }
 
@@ -140,7 +161,7 @@ export class RowWriter {
   private readonly write: (rows: unknown[][]) => void;
 
   constructor(out: BetterSqlite3.Database) {
-    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(20).fill('?').join(', ')})`);
+    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(25).fill('?').join(', ')})`);
     this.write = out.transaction((rows: unknown[][]) => {
       for (const row of rows) {
         // A node whose attributes are not a structure AiiDA could store is left out, not allowed to stop the table.

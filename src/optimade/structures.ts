@@ -9,7 +9,7 @@ import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
 import type { SideTable } from './side-table.js';
-import { nodeOf, structuresByPk } from './side-rows.js';
+import { nodeOf, structuresByPk, SYMMETRY_COLUMNS } from './side-rows.js';
 import { withSites } from './cif-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
@@ -138,7 +138,8 @@ export async function oneStructure(
  * until the table is (a live source's changed structures make a new table).
  */
 const ENTRIES_KEPT = 5_000;
-const entries = new WeakMap<SideTable, KeptMap<StructureProperties>>();
+type Entry = StructureProperties & Record<string, unknown>;
+const entries = new WeakMap<SideTable, KeptMap<Entry>>();
 
 /**
  * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
@@ -149,21 +150,51 @@ async function entriesOf(
   table: SideTable,
   pks: number[],
   budget: QueryBudget,
-): Promise<StructureProperties[]> {
+): Promise<Entry[]> {
   let kept = entries.get(table);
   if (kept === undefined) entries.set(table, (kept = new KeptMap(ENTRIES_KEPT)));
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
-    const rows = await backend.db.values(structuresByPk(backend, missing), budget);
+    const [rows, found] = await Promise.all([
+      backend.db.values(structuresByPk(backend, missing), budget),
+      symmetries(table, missing, budget),
+    ]);
     for (const read of rows) {
       // A CifData's sites come from its file.
       const row = await withSites(backend, read);
       const entry = row === undefined ? undefined : entryOf(nodeOf(row));
-      if (entry !== undefined) kept.set(String(read[0]), entry);
+      if (entry !== undefined) kept.set(String(read[0]), { ...entry, ...found.get(Number(read[0])) });
     }
   }
   // A structure deleted from a live source since the table was built is left out of this page.
   return pks.flatMap((pk) => kept.get(String(pk)) ?? []);
+}
+
+/** The symmetry the build found for the structures `pks` (symmetry.ts), as properties, by pk. */
+async function symmetries(
+  table: SideTable,
+  pks: number[],
+  budget: QueryBudget,
+): Promise<Map<number, Record<string, unknown>>> {
+  const rows = await table.db.values(
+    {
+      sql: `SELECT sid, ${SYMMETRY_COLUMNS.join(', ')} FROM structures WHERE sid IN (${pks.map(() => '?').join(', ')})`,
+      params: pks,
+    },
+    budget,
+  );
+  return new Map(
+    rows.map(([sid, number, hm, hall, operations, wyckoffs]) => [
+      Number(sid),
+      {
+        space_group_it_number: number === null ? null : Number(number),
+        space_group_symbol_hermann_mauguin: hm,
+        space_group_symbol_hall: hall,
+        space_group_symmetry_operations_xyz: operations === null ? null : JSON.parse(String(operations)),
+        wyckoff_positions: wyckoffs === null ? null : JSON.parse(String(wyckoffs)),
+      },
+    ]),
+  );
 }
 
 /** An entry as a resource object, with the links only a request's URL can give. */
