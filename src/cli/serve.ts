@@ -47,6 +47,8 @@ export interface ServeOptions {
   replicasOnly?: boolean;
   /** A YAML file naming the sources of a portal (src/sources/sources-file.ts). */
   sources?: string;
+  /** The source of the plain `/optimade/v1/` (else the sources file's `optimade_default`, else the first). */
+  optimadeDefault?: string;
   /** Most sources open at once per serving process; the least recently used is closed for another. */
   maxOpen?: number;
   /** Seconds between two looks at the served folders for added, removed and replaced sources (0: never). */

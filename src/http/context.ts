@@ -51,6 +51,8 @@ export interface AppOptions {
   logDestination?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Answer GET /metrics and count what it shows (src/ops/metrics.ts). */
   metrics?: boolean;
+  /** The source answering the plain `/optimade/v1/` and the OPTIMADE index's default (default: the first). */
+  optimadeDefault?: string;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
@@ -83,6 +85,7 @@ export function contextFrom(options: AppOptions): AppContext {
   const catalog = options.catalog ?? SourceCatalog.of(options.backends ?? []);
   if (options.catalog !== undefined) for (const backend of options.backends ?? []) catalog.pin(backend);
   if (catalog.size === 0 && !catalog.dynamic) throw new Error('buildApp needs at least one storage backend');
+  if (options.optimadeDefault !== undefined) catalog.optimadeDefault = options.optimadeDefault;
   const prefix = (options.prefix ?? '/api/v4').replace(/\/+$/, '');
   return {
     catalog,

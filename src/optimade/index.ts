@@ -50,7 +50,9 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
       } catch (error) {
         // A request still running when the server closes finds its tables closed under it: not a server fault.
         if (closed && !(error instanceof OptimadeError)) return sendError(reply, place, closing());
-        return sendError(reply, place, asOptimade(error));
+        const answer = asOptimade(error);
+        if (answer.status === 500) request.log.error({ err: error }, 'OPTIMADE request failed');
+        return sendError(reply, place, answer);
       }
     });
   // The source's own time limit where a sources file gives it one, as for its v4 API: the request's, and each
@@ -127,7 +129,10 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   );
 }
 
-/** Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value). */
+/**
+ * Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value); anything else is
+ * a 500 in the specification's form.
+ */
 function asOptimade(error: unknown): OptimadeError {
   if (error instanceof OptimadeError) return error;
   const status = (error as { status?: unknown }).status;
@@ -143,5 +148,10 @@ function asOptimade(error: unknown): OptimadeError {
       retryAfter: typeof retryAfter === 'number' ? retryAfter : status === 503 ? 5 : undefined,
     });
   }
-  throw error;
+  // A fault of the server's own is still answered in the specification's form (and logged by the caller).
+  return new OptimadeError(
+    500,
+    'Internal Server Error',
+    'the server failed to answer this request; it is logged, and asking again will not help until it is fixed',
+  );
 }

@@ -30,7 +30,7 @@ export function indexInfo(place: Place, ctx: AppContext) {
       type: 'info',
       id: '/',
       attributes: baseInfo(place, true),
-      relationships: { default: { data: { type: 'links', id: ctx.catalog.first ?? '' } } },
+      relationships: { default: { data: { type: 'links', id: ctx.catalog.optimadeFirst ?? '' } } },
     },
     meta: meta(place),
   };

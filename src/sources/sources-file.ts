@@ -36,6 +36,8 @@ const SETTINGS = ['name', 'repository', 'replicas', 'query_timeout'];
 export interface SourcesFile {
   specs: PortalSpec[];
   folders: { folder: string; queryTimeout?: number }[];
+  /** `optimade_default: NAME`: the source of the plain `/optimade/v1/` (see docs/optimade.md). */
+  optimadeDefault?: string;
 }
 
 export function readSourcesFile(file: string): SourcesFile {
@@ -59,6 +61,12 @@ export function readSourcesFile(file: string): SourcesFile {
   }
   const base = dirname(resolve(file));
   const read: SourcesFile = { specs: [], folders: [] };
+  const optimadeDefault = (document as { optimade_default?: unknown }).optimade_default;
+  if (optimadeDefault !== undefined) {
+    if (typeof optimadeDefault !== 'string' || optimadeDefault === '')
+      throw new SourcesFileError(`${file}: optimade_default must be the name of a source`);
+    read.optimadeDefault = optimadeDefault;
+  }
   list.forEach((entry, i) => {
     const found = specsOf(entry, `${file}, source ${i + 1}`, base);
     if ('folder' in found) read.folders.push(found);
