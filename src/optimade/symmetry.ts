@@ -84,13 +84,17 @@ function writtenOperations(operations: { rotation: number[]; translation: number
 
 const DENOMINATORS = [1, 2, 3, 4, 6];
 
-/** An operation in Jones' faithful notation, as the CIF dictionary writes it: `-x+1/2,y,-z`. */
+/**
+ * An operation in Jones' faithful notation, as the CIF dictionary writes it: `-x+1/2,y,-z`. `rotation` is moyo's
+ * 3×3 matrix in column-major order.
+ */
 export function operationXyz(rotation: number[], translation: number[]): string {
   return [0, 1, 2]
     .map((row) => {
       let out = '';
       ['x', 'y', 'z'].forEach((axis, col) => {
-        const r = rotation[row * 3 + col]!;
+        // moyo writes its matrices column by column (nalgebra's order).
+        const r = rotation[col * 3 + row]!;
         if (r === 0) return;
         const sign = r < 0 ? '-' : out === '' ? '' : '+';
         out += `${sign}${Math.abs(r) === 1 ? '' : `${Math.abs(r)}*`}${axis}`;
