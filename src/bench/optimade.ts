@@ -37,9 +37,15 @@ function unseen(): Record<string, string[]> {
     { length: SEQUENTIAL },
     (_, k) => `filter=${encodeURIComponent(`nsites<${k + 2}`)}&sort=nsites`,
   );
+  // Group 1 (P1) holds most random structures: its count is the longest index range of the forty.
+  const groups = Array.from(
+    { length: SEQUENTIAL },
+    (_, k) => `filter=${encodeURIComponent(`space_group_it_number=${k + 1}`)}`,
+  );
   return {
     'elements HAS ALL x,y AND nelements=2 (40 pairs)': pairs,
     'nsites<k sorted by nsites (k = 2..41)': sites,
+    'space_group_it_number=k (k = 1..40)': groups,
   };
 }
 
