@@ -34,7 +34,7 @@ const SCALAR_COLUMNS = [
 ] as const;
 
 /** Integer columns whose structures are counted per value (side_counts). */
-export const COUNTED_COLUMNS = ['nelements', 'nsites', 'nperiodic_dimensions'];
+export const COUNTED_COLUMNS = ['nelements', 'nsites', 'nperiodic_dimensions', 'space_group_it_number'];
 
 /** The table of structures, alone: what a part of a build (side-build.ts) writes before the parts are joined. */
 export const STRUCTURES_TABLE = `CREATE TABLE structures (
@@ -222,7 +222,7 @@ export function finishTable(
   // is counted from here (data_returned) instead of from the whole range of an index (structures.ts).
   for (const column of COUNTED_COLUMNS)
     out.exec(
-      `INSERT INTO side_counts SELECT '${column}', ${column}, count(*) FROM structures GROUP BY ${column}`,
+      `INSERT INTO side_counts SELECT '${column}', ${column}, count(*) FROM structures WHERE ${column} IS NOT NULL GROUP BY ${column}`,
     );
   // Statistics from a sample of each index: the planner needs their shape, not exact counts (a full ANALYZE
   // of 10^6 rows took as long as building two indexes).
