@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field */
 /**
  * The source of a portal's plain `/optimade/v1/` and the index's default child: the one an operator chooses
  * (`--optimade-default`, a sources file's `optimade_default`), not always the first, while the v4 API's plain
