@@ -148,6 +148,10 @@ describe('the OPTIMADE specification’s MUST rules on rich.aiida', () => {
     ])
       expect((await shaped(url, 'error', 553)).errors[0].title).toBe('Version Not Supported');
     await shaped('/optimade/v1/nothing', 'error', 404);
+    await shaped('/optimade/v1/structures?api_hint=v1.2&page_limit=1', 'listing');
+    expect((await shaped('/optimade/v1/structures?api_hint=v2', 'error', 553)).errors[0].detail).toContain(
+      'api_hint',
+    );
   });
 
   it('filters and pages the links listings (link_type="child")', async () => {

@@ -72,6 +72,14 @@ export function readParams(rawQuery: string, endpoint: Endpoint): URLSearchParam
       `api_hint is vMAJOR or vMAJOR.MINOR (such as v1), not ${JSON.stringify(hint)}`,
       'api_hint',
     );
+  // Every 1.x version is answered by 1.3 (minor versions add, never change); another major one is not served.
+  if (hint !== null && !/^v1(\.|$)/.test(hint))
+    throw new OptimadeError(
+      553,
+      'Version Not Supported',
+      `api_hint ${hint} asks a major version this server does not serve; it serves v1 (1.3.0)`,
+      'api_hint',
+    );
   const include = params.get('include');
   if (include !== null && include !== '' && include !== 'references')
     throw new OptimadeError(
