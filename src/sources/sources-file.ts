@@ -1,6 +1,7 @@
 /**
  * `quarry serve --sources FILE`: a YAML file that names each source with its kind and settings.
  *
+ *   optimade_default: mc3d     # optional: the source of the plain /optimade/v1/ (default: the first)
  *   sources:
  *     - name: mc3d               # optional for archives and folders: the file name
  *       archive: /data/mc3d.aiida
