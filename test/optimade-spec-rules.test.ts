@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { richFile } from './conformance/corpus.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
 import { documentProblems, type Kind } from './support/optimade-shapes.js';
-import { FILTER_BOUNDS } from '../src/optimade/filter-bounds.js';
+import { checkFilterCost, FILTER_BOUNDS } from '../src/optimade/filter-bounds.js';
 
 /** Every property of a structures entry in the specification v1.3.0 ("Structures Entries" and the common ones). */
 const SPEC_STRUCTURE_PROPERTIES = [
@@ -216,6 +216,11 @@ describe('the OPTIMADE specification’s MUST rules on rich.aiida', () => {
     const sort = await get(`/optimade/v1/structures?sort=${Array(50).fill('nsites').join(',')}`);
     expect(sort.status).toBe(400);
     expect(sort.json().errors[0].detail).toMatch(/at most/);
+    // The values read from every structure's list are bounded by the source's size too.
+    expect(() => checkFilterCost(FILTER_BOUNDS.listValues, 100_000)).not.toThrow();
+    expect(() => checkFilterCost(2, 1_000_000)).not.toThrow();
+    expect(() => checkFilterCost(3, 1_000_000)).toThrow(/takes 2 at most/);
+    expect(() => checkFilterCost(1, 10_000_000)).not.toThrow();
     // Within the bounds: answered.
     expect(await count(terms.slice(0, 10).join(' OR '))).toBeGreaterThan(0);
   });

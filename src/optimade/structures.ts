@@ -4,6 +4,7 @@ import { KeptMap } from '../util/kept-map.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
 import { parseFilter } from './filter-ast.js';
+import { checkFilterCost, listValuesOf } from './filter-bounds.js';
 import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
@@ -14,11 +15,18 @@ import { withSites } from './cif-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
-export function prepareListing(params: URLSearchParams): { listing: ListingParams; filter?: CompiledFilter } {
+export function prepareListing(params: URLSearchParams): {
+  listing: ListingParams;
+  filter?: CompiledFilter;
+  /** Values after HAS on lists read structure by structure: its cost, checked once the source's size is known. */
+  listValues: number;
+} {
   const listing = listingParams(params);
+  const tree = listing.filter === undefined ? undefined : parseFilter(listing.filter);
   return {
     listing,
-    filter: listing.filter === undefined ? undefined : compileFilter(parseFilter(listing.filter)),
+    filter: tree === undefined ? undefined : compileFilter(tree),
+    listValues: tree === undefined ? 0 : listValuesOf(tree),
   };
 }
 
@@ -32,6 +40,7 @@ export async function listStructures(
   budget: QueryBudget,
 ): Promise<Record<string, unknown>> {
   const { listing, filter } = prepared;
+  checkFilterCost(prepared.listValues, table.count);
   const where = filter === undefined ? '' : ` WHERE ${filter.where}`;
   const order = [
     ...listing.sort.map((s) => `s.${s.column} ${s.descending ? 'DESC' : 'ASC'}`),
