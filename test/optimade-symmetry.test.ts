@@ -146,6 +146,97 @@ describe('OPTIMADE space groups on rich.aiida', () => {
     expect(numbers).toEqual([...numbers].sort((a, b) => b - a));
     expect(numbers).toHaveLength(where((n) => n !== null).length);
   });
+
+  it('serves the table before its space groups are found, and asks for them to wait until they are', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // Requests wait for a pass 1.5 s at most: then they are answered 503.
+    const held = await optimadeApp(richFile('rich.aiida'), {
+      optimadeSymmetryGate: () => gate,
+      queryTimeoutMs: 1_500,
+    });
+    try {
+      const ask = async (query: string, tries = 40) => {
+        // A pass may take longer than a request waits: asked again, as a client told 503 would.
+        for (let i = 1; ; i++) {
+          const r = await held.get(`/optimade/v1/structures${query}`);
+          if (r.status !== 503 || i === tries) return r;
+        }
+      };
+      const plain = await ask('?page_limit=500');
+      expect(plain.status).toBe(200);
+      // A default listing leaves the pending properties out (they are optional); its answer is not tagged.
+      const entries = plain.json().data;
+      expect(entries).toHaveLength(all.length);
+      for (const e of entries) {
+        expect(e.attributes).toHaveProperty('nsites');
+        expect(e.attributes).not.toHaveProperty('space_group_it_number');
+        expect(e.attributes).not.toHaveProperty('wyckoff_positions');
+      }
+      expect(plain.headers.etag).toBeUndefined();
+      const nsites = await ask(`?page_limit=500&filter=${encodeURIComponent('nsites>=2')}&sort=-nsites`);
+      expect(nsites.status).toBe(200);
+      expect(
+        nsites
+          .json()
+          .data.map((e: any) => e.id)
+          .sort(),
+      ).toEqual(
+        all
+          .filter((e) => e.attributes.nsites >= 2)
+          .map((e) => e.id)
+          .sort(),
+      );
+      const first = all[0].id;
+      const waiting = await Promise.all(
+        [
+          `?filter=${encodeURIComponent('space_group_it_number>=195')}`,
+          `?filter=${encodeURIComponent('NOT (nsites=1 OR wyckoff_positions IS KNOWN)')}`,
+          '?sort=space_group_symbol_hall',
+          '?response_fields=nsites,space_group_symmetry_operations_xyz',
+          `/${first}?response_fields=space_group_it_number`,
+        ].map((q) => held.get(`/optimade/v1/structures${q}`)),
+      );
+      for (const r of waiting) {
+        expect(r.status).toBe(503);
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+        const [error] = r.json().errors;
+        expect(error.status).toBe('503');
+        expect(error.detail).toMatch(
+          /space groups of this source are still being computed \(0 of \d+ structures/,
+        );
+      }
+      // A single entry without response_fields is served, without them.
+      const one = await held.get(`/optimade/v1/structures/${first}`);
+      expect(one.status).toBe(200);
+      expect(one.json().data.attributes).not.toHaveProperty('space_group_it_number');
+
+      open();
+      const found = await ask(`?page_limit=500&filter=${encodeURIComponent('space_group_it_number>=195')}`);
+      expect(found.status).toBe(200);
+      expect(
+        found
+          .json()
+          .data.map((e: any) => e.id)
+          .sort(),
+      ).toEqual(
+        all
+          .filter((e) => e.attributes.space_group_it_number >= 195)
+          .map((e) => e.id)
+          .sort(),
+      );
+      const after = await held.get('/optimade/v1/structures?page_limit=500');
+      expect(after.headers.etag).toBeDefined();
+      const byId = new Map(all.map((e) => [e.id, e.attributes]));
+      for (const e of after.json().data) {
+        expect(e.attributes.space_group_it_number, e.id).toBe(byId.get(e.id).space_group_it_number);
+        expect(e.attributes.wyckoff_positions, e.id).toEqual(byId.get(e.id).wyckoff_positions);
+      }
+    } finally {
+      open();
+      await held.close();
+    }
+  });
 });
 
 /** An `x,y,z` operation applied to a fractional position. */

@@ -53,6 +53,8 @@ export interface AppOptions {
   metrics?: boolean;
   /** The source answering the plain `/optimade/v1/` and the OPTIMADE index's default (default: the first). */
   optimadeDefault?: string;
+  /** Awaited before each OPTIMADE side table's symmetry pass starts: tests hold the pass with it. */
+  optimadeSymmetryGate?: () => Promise<void>;
 }
 
 /** Limits on how long a connection may take, in ms; app.ts says why each is what it is. */
@@ -79,6 +81,7 @@ export interface AppContext {
   queryTimeoutMs: number;
   maxRows: number;
   origin: OriginOptions;
+  optimadeSymmetryGate?: () => Promise<void>;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
@@ -104,5 +107,6 @@ export function contextFrom(options: AppOptions): AppContext {
       publicBase: options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl),
       trustProxy: options.trustProxy ?? false,
     },
+    optimadeSymmetryGate: options.optimadeSymmetryGate,
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
-import { requestSource, requestTimeLimitMs } from '../http/request.js';
+import { markUntaggable, requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
@@ -19,7 +19,7 @@ import {
 } from './envelope.js';
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
 import { readParams, responseFields, type Endpoint } from './params.js';
-import { listStructures, oneStructure, prepareListing } from './structures.js';
+import { listStructures, oneStructure, prepareListing, readsSymmetry } from './structures.js';
 import { closing, SideTables } from './tables.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
@@ -33,6 +33,7 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   const tables = new SideTables((backend, queryTimeoutMs) => ({
     cacheDir: backend.cacheDir,
     queryTimeoutMs,
+    symmetryGate: ctx.optimadeSymmetryGate,
   }));
   // Set when closing starts, before the tables and the sources are closed under the requests still running.
   let closed = false;
@@ -77,14 +78,17 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
       const prepared = prepareListing(params);
       const b = budget(request);
       const backend = sourceOf(ctx, request);
-      const table = await tables.of(backend, b.deadline, b.limitMs);
+      const table = await tables.of(backend, b.deadline, b.limitMs, prepared.needsSymmetry);
+      // An answer without the symmetry is not the one the same request gets once it is found.
+      if (table.symmetry !== 'complete') markUntaggable(request);
       return listStructures(ctx, place, backend, table, params, prepared, b);
     });
     route(`${base}/structures/:id`, 'entry', async (request, place, params) => {
       const fields = responseFields(params.get('response_fields'));
       const b = budget(request);
       const backend = sourceOf(ctx, request);
-      const table = await tables.of(backend, b.deadline, b.limitMs);
+      const table = await tables.of(backend, b.deadline, b.limitMs, readsSymmetry(fields ?? []));
+      if (table.symmetry !== 'complete') markUntaggable(request);
       return oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b);
     });
     route(`/optimade/index/${version}/info`, 'other', (_r, place) => indexInfo(place, ctx));

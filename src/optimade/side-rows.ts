@@ -10,7 +10,6 @@ import { entryOf, type StructureNode, type StructureProperties } from './structu
 import { timestampMicros } from './timestamps.js';
 import { elementMask } from './element-masks.js';
 import { CIF_TYPE } from './cif-sites.js';
-import { symmetryOf } from './symmetry.js';
 
 export const STRUCTURE_TYPE = 'data.core.structure.StructureData.';
 /** Structures read per statement. */
@@ -33,8 +32,16 @@ const SCALAR_COLUMNS = [
   'space_group_symbol_hall',
 ] as const;
 
-/** Integer columns whose structures are counted per value (side_counts). */
+/** The scalar columns the symmetry pass fills (side-symmetry.ts), indexed once they are. */
+export const SYMMETRY_SCALARS = [
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
+] as const;
+
+/** Integer columns whose structures are counted per value (side_counts); the space group's at the symmetry pass. */
 export const COUNTED_COLUMNS = ['nelements', 'nsites', 'nperiodic_dimensions', 'space_group_it_number'];
+const isSymmetry = (column: string) => (SYMMETRY_SCALARS as readonly string[]).includes(column);
 
 /** The table of structures, alone: what a part of a build (side-build.ts) writes before the parts are joined. */
 export const STRUCTURES_TABLE = `CREATE TABLE structures (
@@ -47,7 +54,7 @@ export const STRUCTURES_TABLE = `CREATE TABLE structures (
   space_group_it_number INTEGER, space_group_symbol_hermann_mauguin TEXT, space_group_symbol_hall TEXT,
   space_group_symmetry_operations_xyz TEXT, wyckoff_positions TEXT)`;
 
-/** The columns a page reads from the side table (the symmetry found once, at the build), by `sid`. */
+/** The columns a page reads from the side table (the symmetry found once, at its second pass), by `sid`. */
 export const SYMMETRY_COLUMNS = [
   'space_group_it_number',
   'space_group_symbol_hermann_mauguin',
@@ -67,11 +74,18 @@ const SCHEMA = [
 const INDEXES = [
   'CREATE UNIQUE INDEX structures_uuid ON structures (uuid)',
   // Each index ends with the rowid (sid), so it also orders `ORDER BY c, sid` with no column for it.
-  ...SCALAR_COLUMNS.map((c) => `CREATE INDEX structures_${c} ON structures (${c})`),
+  ...SCALAR_COLUMNS.filter((c) => !isSymmetry(c)).map(scalarIndex),
   // HAS ALL/ANY/ONLY on elements, alone or with nelements, read from these indexes only (element-masks.ts).
   'CREATE INDEX structures_nelements_masks ON structures (nelements, mask_lo, mask_hi, mask_unknown)',
   'CREATE INDEX structures_masks ON structures (mask_lo, mask_hi, mask_unknown)',
 ];
+
+function scalarIndex(column: string): string {
+  return `CREATE INDEX structures_${column} ON structures (${column})`;
+}
+
+/** The indexes on the symmetry columns, built once the symmetry pass has filled them. */
+export const SYMMETRY_INDEXES = SYMMETRY_SCALARS.map(scalarIndex);
 
 const COLUMNS =
   'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
@@ -124,7 +138,6 @@ export function nodeOf(row: unknown[]): StructureNode {
 
 function rowOf(e: StructureProperties): unknown[] {
   const mask = elementMask(e.elements);
-  const symmetry = symmetryOf(e);
   return [
     e._quarry_pk,
     e.immutable_id,
@@ -146,11 +159,8 @@ function rowOf(e: StructureProperties): unknown[] {
     mask.lo,
     mask.hi,
     mask.unknown ? 1 : 0,
-    symmetry?.number ?? null,
-    symmetry?.hermannMauguin ?? null,
-    symmetry?.hall ?? null,
-    symmetry?.operations ? JSON.stringify(symmetry.operations) : null,
-    symmetry ? JSON.stringify(symmetry.wyckoffs) : null,
+    // The symmetry columns, filled by the second pass (side-symmetry.ts).
+    ...SYMMETRY_COLUMNS.map(() => null),
   ];
 }
 
@@ -202,7 +212,7 @@ export function openOut(file: string, schema: 'whole' | 'part' | 'none'): Better
 
 /**
  * The table made whole: the parts' rows copied in (files written by RowWriters), the indexes built once over
- * every row, its version and counts recorded.
+ * every row, its version and counts recorded. Its symmetry is still to be found (side-symmetry.ts).
  */
 export function finishTable(
   out: BetterSqlite3.Database,
@@ -216,11 +226,20 @@ export function finishTable(
   });
   for (const sql of INDEXES) out.exec(sql);
   out
-    .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?), (?, ?)')
-    .run('version', meta.version, 'count', String(meta.count), 'skipped', String(meta.skipped));
+    .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?), (?, ?), (?, ?)')
+    .run(
+      'version',
+      meta.version,
+      'count',
+      String(meta.count),
+      'skipped',
+      String(meta.skipped),
+      'symmetry',
+      'pending',
+    );
   // How many structures have each value of the columns that few values share: a filter on one of them alone
   // is counted from here (data_returned) instead of from the whole range of an index (structures.ts).
-  for (const column of COUNTED_COLUMNS)
+  for (const column of COUNTED_COLUMNS.filter((c) => !isSymmetry(c)))
     out.exec(
       `INSERT INTO side_counts SELECT '${column}', ${column}, count(*) FROM structures WHERE ${column} IS NOT NULL GROUP BY ${column}`,
     );

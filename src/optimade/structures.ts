@@ -3,7 +3,7 @@ import type { AppContext } from '../http/context.js';
 import { KeptMap } from '../util/kept-map.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
-import { parseFilter } from './filter-ast.js';
+import { parseFilter, type FilterNode } from './filter-ast.js';
 import { checkFilterCost, listValuesOf } from './filter-bounds.js';
 import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
@@ -20,14 +20,41 @@ export function prepareListing(params: URLSearchParams): {
   filter?: CompiledFilter;
   /** Values after HAS on lists read structure by structure: its cost, checked once the source's size is known. */
   listValues: number;
+  /** Its filter, sort or response_fields reads a property of the symmetry pass (side-symmetry.ts). */
+  needsSymmetry: boolean;
 } {
   const listing = listingParams(params);
   const tree = listing.filter === undefined ? undefined : parseFilter(listing.filter);
+  const named = [...(tree === undefined ? [] : propertiesOf(tree)), ...listing.sort.map((s) => s.name)];
   return {
     listing,
     filter: tree === undefined ? undefined : compileFilter(tree),
     listValues: tree === undefined ? 0 : listValuesOf(tree),
+    needsSymmetry: readsSymmetry([...named, ...(listing.fields ?? [])]),
   };
+}
+
+const SYMMETRY_PROPERTIES = new Set<string>(SYMMETRY_COLUMNS);
+
+/** Whether one of the properties `names` is found by the symmetry pass. */
+export function readsSymmetry(names: string[]): boolean {
+  return names.some((name) => SYMMETRY_PROPERTIES.has(name));
+}
+
+/** The first names of the properties a filter reads (`a` of `a.b`), wherever they are in it. */
+function propertiesOf(tree: FilterNode): string[] {
+  const out: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    const node = value as Record<string, unknown>;
+    if (node.kind === 'property') out.push(String((node.path as string[])[0]));
+    if (Array.isArray(node.property)) out.push(String(node.property[0]));
+    if (Array.isArray(node.properties)) for (const p of node.properties as string[][]) out.push(String(p[0]));
+    for (const [key, child] of Object.entries(node)) if (key !== 'property' && key !== 'path') visit(child);
+  };
+  visit(tree);
+  return out;
 }
 
 export async function listStructures(
@@ -164,9 +191,10 @@ async function entriesOf(
   if (kept === undefined) entries.set(table, (kept = new KeptMap(ENTRIES_KEPT)));
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
+    // A table whose symmetry is pending has none to give: its entries leave those properties out.
     const [rows, found] = await Promise.all([
       backend.db.values(structuresByPk(backend, missing), budget),
-      symmetries(table, missing, budget),
+      table.symmetry === 'complete' ? symmetries(table, missing, budget) : new Map(),
     ]);
     for (const read of rows) {
       // A CifData's sites come from its file.

@@ -53,19 +53,38 @@ export function symmetryOf(
     if (!species.has(name)) species.set(name, species.size + 1);
     return species.get(name)!;
   });
+  const cell = JSON.stringify({ lattice: { basis: entry.lattice_vectors.flat() }, positions, numbers });
+  if (found.has(cell)) return found.get(cell)!;
+  const symmetry = analyzed(cell);
+  if (foundChars + cell.length > FOUND_CHARS) {
+    found.clear();
+    foundChars = 0;
+  }
+  found.set(cell, symmetry);
+  foundChars += cell.length;
+  return symmetry;
+}
+
+/**
+ * The groups found lately in this thread, by moyo's whole input (cell, positions, species numbers): a structure
+ * stored again with the same content (a calculation's input copied, a relaxation that moved nothing) is not
+ * analysed again. moyo's answer is a function of that input and the fixed tolerance, so it is the same answer.
+ * Bounded by the inputs' length; emptied when full.
+ */
+const found = new Map<string, Symmetry | null>();
+const FOUND_CHARS = 16_000_000;
+let foundChars = 0;
+
+function analyzed(cell: string): Symmetry | null {
   const m = ready();
   try {
-    const found = m.analyze_cell(
-      JSON.stringify({ lattice: { basis: entry.lattice_vectors.flat() }, positions, numbers }),
-      SYMMETRY_TOLERANCE,
-      'Standard',
-    );
+    const group = m.analyze_cell(cell, SYMMETRY_TOLERANCE, 'Standard');
     return {
-      number: found.number,
-      hermannMauguin: m.space_group_type(found.number).hm_short,
-      hall: m.hall_symbol_entry(found.hall_number).hall_symbol,
-      operations: writtenOperations(found.operations),
-      wyckoffs: found.wyckoffs,
+      number: group.number,
+      hermannMauguin: m.space_group_type(group.number).hm_short,
+      hall: m.hall_symbol_entry(group.hall_number).hall_symbol,
+      operations: writtenOperations(group.operations),
+      wyckoffs: group.wyckoffs,
     };
   } catch {
     return null;
