@@ -148,7 +148,7 @@ export async function fillSymmetry(
   progress: (done: number) => void,
   options: BuildOptions = {},
 ): Promise<void> {
-  await options.symmetryGate?.();
+  if (options.symmetryGate) await untilAborted(options.symmetryGate(), options.signal);
   const compiled = existsSync(WORKER_FILE);
   const workers = compiled ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
   const parts: string[] = [];
@@ -201,6 +201,17 @@ export async function fillSymmetry(
     await Promise.all(running.map((w) => w.end()));
     await Promise.all(parts.map((p) => rm(p, { force: true })));
   }
+}
+
+/** `held`, or a rejection once `signal` aborts (a held pass must not keep the server from closing). */
+function untilAborted(held: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return held;
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    held.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /** The symmetry of the nodes of `type`, read through the source's connections and found here, a slice a turn. */

@@ -150,6 +150,8 @@ export class SideTables {
   async close(): Promise<void> {
     this.closed = true;
     this.stopping.abort();
+    // The symmetry passes stop at their next slice or range, and remove their files.
+    await Promise.all([...this.slots.values()].map((s) => s.symmetry?.done.catch(() => undefined)));
     await Promise.all([
       ...[...this.slots.values()].map((s) => s.table?.close()),
       ...[...this.leaving].map((t) => t.close()),
