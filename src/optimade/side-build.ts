@@ -6,6 +6,9 @@
  * A PostgreSQL source is read through its own connections, and its rows are computed and written here, a
  * slice at a time between requests; its indexes are built in a worker.
  *
+ * The symmetry pass (side-symmetry.ts), after the table is served, reads the source again the same way: in
+ * workers by ranges, or here a few structures a turn.
+ *
  * The workers run the compiled code (side-build-worker.js); where there is none beside this module (the
  * test runner runs the TypeScript sources), every step runs in this thread instead, with the same functions.
  */
