@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/storage/index.js';
-import { openSideTable } from '../src/optimade/side-table.js';
+import { completeSymmetry, openSideTable } from '../src/optimade/side-table.js';
 import { compileFilter } from '../src/optimade/filter-sql.js';
 import { parseFilter } from '../src/optimade/filter-ast.js';
 import { smallArchive, tempDir } from './helpers.js';
@@ -74,16 +74,27 @@ describe('the side table build', () => {
       const oneRange = tempDir('quarry-side-one-range-');
       const program = `
       const { openArchive } = await import(${JSON.stringify(join(dist, '../../storage/index.js'))});
-      const { openSideTable } = await import(${JSON.stringify(dist)});
+      const { openSideTable, completeSymmetry } = await import(${JSON.stringify(dist)});
       const backend = await openArchive(process.argv[1], { cacheDir: process.argv[2] });
-      const table = await openSideTable(backend, backend.identity, { cacheDir: process.argv[2], workers: 2, rangePks: 7 });
-      process.stdout.write(JSON.stringify({ count: table.count }));
+      const options = { cacheDir: process.argv[2], workers: 2, rangePks: 7 };
+      const table = await openSideTable(backend, backend.identity, options);
+      let progress = 0;
+      const complete = await completeSymmetry(backend, table, (done) => (progress = done), options);
+      process.stdout.write(JSON.stringify({ count: table.count, symmetry: [table.symmetry, complete.symmetry], progress }));
       await table.close();
+      await complete.close();
       // The default ranges: the whole of a small archive is one, and the second worker has none.
       (await openSideTable(backend, backend.identity, { cacheDir: process.argv[3], workers: 2 })).close();
       await backend.close();
     `;
-      const built = JSON.parse(await runBuilt(program, [archive, inWorkers, oneRange])) as { count: number };
+      const built = JSON.parse(await runBuilt(program, [archive, inWorkers, oneRange])) as {
+        count: number;
+        symmetry: string[];
+        progress: number;
+      };
+      // Served first without its symmetry, then complete; the pass looked at every structure.
+      expect(built.symmetry).toEqual(['pending', 'complete']);
+      expect(built.progress).toBe(built.count);
 
       const inThread = tempDir('quarry-side-thread-');
       const backend = await openArchive(archive, { cacheDir: inThread });
@@ -91,15 +102,34 @@ describe('the side table build', () => {
         const table = await openSideTable(backend, backend.identity!, { cacheDir: inThread });
         expect(table.count).toBe(built.count);
         expect(built.count).toBeGreaterThan(20);
+        expect(table.symmetry).toBe('pending');
         await table.close();
+        // A restart finds the pass not done, and does it.
+        const again = await openSideTable(backend, backend.identity!, { cacheDir: inThread });
+        expect(again.symmetry).toBe('pending');
+        const pending = dump(again.file);
+        expect(pending.structures.every((row) => (row as unknown[])[20] === null)).toBe(true);
+        expect(pending.indexes).not.toContain('structures_space_group_it_number');
+        (await completeSymmetry(backend, again, () => undefined, { cacheDir: inThread })).close();
+        await again.close();
+        // And then finds it done.
+        const done = await openSideTable(backend, backend.identity!, { cacheDir: inThread });
+        expect(done.symmetry).toBe('complete');
+        await done.close();
       } finally {
         await backend.close();
       }
       const [a, b] = [dump(tableFile(inWorkers)), dump(tableFile(inThread))];
       expect(a.structures.length).toBe(built.count);
+      expect(a.structures.some((row) => typeof (row as unknown[])[20] === 'number')).toBe(true);
+      expect(a.indexes).toContain('structures_space_group_it_number');
       expect(a).toEqual(b);
-      expect(dump(tableFile(oneRange))).toEqual(b);
       expect(a.indexes.length).toBeGreaterThan(10);
+      // The first pass alone (its symmetry not found): the same rows but for the symmetry columns.
+      const first = dump(tableFile(oneRange));
+      expect(first.structures.map((row) => (row as unknown[]).slice(0, 20))).toEqual(
+        b.structures.map((row) => (row as unknown[]).slice(0, 20)),
+      );
     },
   );
 
@@ -142,7 +172,9 @@ describe('the side table build', () => {
     const dir = tempDir('quarry-side-counts-');
     const backend = await openArchive(archive, { cacheDir: dir });
     try {
-      const table = await openSideTable(backend, backend.identity!, { cacheDir: dir });
+      const first = await openSideTable(backend, backend.identity!, { cacheDir: dir });
+      const table = await completeSymmetry(backend, first, () => undefined, { cacheDir: dir });
+      await first.close();
       try {
         for (const filter of [
           'nsites<10',
@@ -150,6 +182,10 @@ describe('the side table build', () => {
           '4 > nelements',
           'nperiodic_dimensions=3',
           'nsites>1000',
+          // The space group is null for some structures: those are in no count, as in no comparison.
+          'space_group_it_number=1',
+          'space_group_it_number>=195',
+          'space_group_it_number!=225',
         ]) {
           const compiled = compileFilter(parseFilter(filter));
           expect(compiled.counted, filter).toBeDefined();

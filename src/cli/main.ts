@@ -156,6 +156,10 @@ program
   )
   .option('--metrics', 'answer GET /metrics (Prometheus text format)')
   .option(
+    '--optimade-default <name>',
+    "the source answering the plain /optimade/v1/ and the OPTIMADE index's default (default: the first)",
+  )
+  .option(
     '--shutdown-timeout <seconds>',
     'on SIGTERM/SIGINT, how long requests under way may take to finish',
     positive('shutdown-timeout'),

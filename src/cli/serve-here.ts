@@ -140,6 +140,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     logger: options.log,
     logFormat: options.logFormat,
     metrics: options.metrics,
+    optimadeDefault: portal === undefined ? optimadeDefaultOf(backends, options.optimadeDefault) : undefined,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     cacheMaxAge: options.cacheMaxAge,
@@ -248,6 +249,7 @@ async function startPortal(
   });
   for (const backend of backends) catalog.pin(backend);
   const watcher = new Portal(catalog, {
+    optimadeDefault: options.optimadeDefault,
     folders,
     specs: urls.map((url) => remoteSpec(url)),
     sourcesFile: options.sources,
@@ -276,4 +278,13 @@ async function startPortal(
       await shared.close();
     },
   };
+}
+
+/** `--optimade-default` among the sources opened at start: a name none has is a mistake said at once. */
+function optimadeDefaultOf(backends: { name: string }[], name: string | undefined): string | undefined {
+  if (name !== undefined && !backends.some((b) => b.name === name))
+    throw new CliError(
+      `--optimade-default names ${name}, which is not a source served here; the sources: ${backends.map((b) => b.name).join(', ')}`,
+    );
+  return name;
 }

@@ -50,6 +50,8 @@ export interface ServeOptions {
   replicasOnly?: boolean;
   /** A YAML file naming the sources of a portal (src/sources/sources-file.ts). */
   sources?: string;
+  /** The source of the plain `/optimade/v1/` (else the sources file's `optimade_default`, else the first). */
+  optimadeDefault?: string;
   /** Most sources open at once per serving process; the least recently used is closed for another. */
   maxOpen?: number;
   /** Files sources and side tables may keep open between requests, per serving process (src/storage/file-budget.ts). */

@@ -57,6 +57,10 @@ export interface AppOptions {
    * `scope` (one start of a server: answers of an earlier one are not used). `false`: none.
    */
   keptAnswers?: false | { bytes?: number; file?: string; scope?: string };
+  /** The source answering the plain `/optimade/v1/` and the OPTIMADE index's default (default: the first). */
+  optimadeDefault?: string;
+  /** Awaited before each OPTIMADE side table's symmetry pass starts: tests hold the pass with it. */
+  optimadeSymmetryGate?: () => Promise<void>;
 }
 
 /** Limits on how long a connection may take, in ms; src/server/app.ts says why each is what it is. */
@@ -83,12 +87,14 @@ export interface AppContext {
   queryTimeoutMs: number;
   maxRows: number;
   origin: OriginOptions;
+  optimadeSymmetryGate?: () => Promise<void>;
 }
 
 export function contextFrom(options: AppOptions): AppContext {
   const catalog = options.catalog ?? SourceCatalog.of(options.backends ?? []);
   if (options.catalog !== undefined) for (const backend of options.backends ?? []) catalog.pin(backend);
   if (catalog.size === 0 && !catalog.dynamic) throw new Error('buildApp needs at least one storage backend');
+  if (options.optimadeDefault !== undefined) catalog.optimadeDefault = options.optimadeDefault;
   const prefix = (options.prefix ?? '/api/v4').replace(/\/+$/, '');
   return {
     catalog,
@@ -107,5 +113,6 @@ export function contextFrom(options: AppOptions): AppContext {
       publicBase: options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl),
       trustProxy: options.trustProxy ?? false,
     },
+    optimadeSymmetryGate: options.optimadeSymmetryGate,
   };
 }

@@ -119,6 +119,14 @@ export function requestSourceName(ctx: AppContext, request: FastifyRequest): str
   return mountOf(request.raw)?.name ?? leases.get(request)?.name;
 }
 
+/** The source of a request that names none: the first, or for OPTIMADE the one chosen for it. */
+function defaultSource(ctx: AppContext, request: FastifyRequest): string | undefined {
+  const route = request.routeOptions.url ?? '';
+  return route === '/optimade' || route.startsWith('/optimade/')
+    ? ctx.catalog.optimadeFirst
+    : ctx.catalog.first;
+}
+
 /** `?profile=NAME` at the plain prefix; a path's source wins over it. */
 export function selectBackend(ctx: AppContext, request: FastifyRequest, profile: unknown): StorageBackend {
   const lease = leases.get(request);
@@ -130,7 +138,7 @@ export function selectBackend(ctx: AppContext, request: FastifyRequest, profile:
       `this path serves the source "${mount.name}" and ?profile= names "${String(profile)}"; ask /${String(profile)}${ctx.prefix}/... or leave ?profile= out`,
     );
   }
-  const name = profile === undefined ? ctx.catalog.first : String(profile);
+  const name = profile === undefined ? defaultSource(ctx, request) : String(profile);
   const open = ctx.backends.find((b) => b.name === name);
   if (open !== undefined) return open;
   if (mount === undefined && (profile === undefined || ctx.catalog.has(name as string))) {
@@ -180,7 +188,7 @@ export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
       return;
     }
     if (!readsSource(request.routeOptions.url)) return done();
-    const name = mountOf(request.raw)?.name ?? profileOf(request) ?? ctx.catalog.first;
+    const name = mountOf(request.raw)?.name ?? profileOf(request) ?? defaultSource(ctx, request);
     if (name === undefined) {
       reply.code(404).send({ message: 'no source is served yet; GET /sources/ lists the sources served' });
       return;

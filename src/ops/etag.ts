@@ -116,13 +116,14 @@ interface Pending {
 }
 
 /**
- * A source's OPTIMADE endpoints (under `/optimade/v1/`, also under a source's path): their answers are a
- * function of the same inputs as the v4 API's, except `meta.time_stamp`, the time the answer was made. Their
+ * A source's OPTIMADE endpoints (under `/optimade/v1/`, `/v1.3/` and `/v1.3.0/`, also under a source's path):
+ * their answers are a function of the same inputs as the v4 API's, except `meta.time_stamp`, the time the answer was made. Their
  * tag is weak, as RFC 9110 has it for representations equivalent but not identical: a client that revalidates
  * keeps the answer it holds, time stamp and all. The index (`/optimade/index/`) lists the portal's catalog,
  * which changes without a data version, and has no tag.
  */
-const isOptimadeSourceRoute = (route: string | undefined) => route?.startsWith('/optimade/v1/') ?? false;
+const isOptimadeSourceRoute = (route: string | undefined) =>
+  route !== undefined && /^\/optimade\/v1(\.3(\.0)?)?\//.test(route);
 
 declare module 'fastify' {
   interface FastifyRequest {

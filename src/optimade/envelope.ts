@@ -8,6 +8,8 @@ import { OptimadeError } from './errors.js';
 import { PREFIX } from './properties.js';
 
 export const API_VERSION = '1.3.0';
+/** The versioned base URLs served, all of API_VERSION. */
+export const SERVED_VERSION_PATHS = ['v1', 'v1.3', 'v1.3.0'];
 export const MEDIA_TYPE = 'application/vnd.api+json';
 
 const QUARRY_VERSION = quarryVersion();
@@ -31,7 +33,7 @@ export function placeOf(ctx: AppContext, request: FastifyRequest): Place {
   const sourceMount = mountOf(request.raw)?.prefix ?? '';
   const root = url.urlRoot.replace(/\/$/, '');
   const origin = sourceMount !== '' && root.endsWith(sourceMount) ? root.slice(0, -sourceMount.length) : root;
-  const m = /^(.*?)\/optimade(\/index)?(\/v1)?(\/.*)?$/.exec(url.rawPath.replace(/\/+$/, ''));
+  const m = /^(.*?)\/optimade(\/index)?(\/v1(?:\.3(?:\.0)?)?)?(\/.*)?$/.exec(url.rawPath.replace(/\/+$/, ''));
   const mount = `${sourceMount}${m?.[1] ?? ''}`;
   const base = `${origin}${mount}/optimade${m?.[2] ?? ''}${m?.[3] ?? ''}`;
   const rest = m?.[4] ?? '/';
@@ -61,6 +63,8 @@ export function meta(place: Place, extra: MetaExtra = {}): Record<string, unknow
       prefix: PREFIX,
     },
     implementation: { name: 'Quarry', version: QUARRY_VERSION },
+    // The OpenAPI schema of the answers, at the address the specification's own example gives.
+    schema: `https://schemas.optimade.org/openapi/v1/optimade${/\/optimade\/index(\/|$)/.test(place.base) ? '_index' : ''}.json`,
   };
   if (extra.dataReturned !== undefined) out.data_returned = extra.dataReturned;
   if (extra.dataAvailable !== undefined) out.data_available = extra.dataAvailable;

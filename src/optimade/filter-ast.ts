@@ -1,6 +1,7 @@
 /** The OPTIMADE filter as filter.peggy returns it, and the parse that turns grammar failures into 400s. */
 import { parse, SyntaxError as FilterSyntaxError } from './filter-parser.generated.js';
 import { OptimadeError } from './errors.js';
+import { checkFilterText, checkFilterTree } from './filter-bounds.js';
 
 /** A property name: its identifiers, more than one for a nested name (`a.b`). */
 export type PropertyPath = string[];
@@ -34,8 +35,10 @@ export type FilterNode =
 
 /** The filter's tree; a filter that is not in the language is a 400 that says where it stops being one. */
 export function parseFilter(text: string): FilterNode {
+  checkFilterText(text);
+  let tree: FilterNode;
   try {
-    return parse(text, {}) as FilterNode;
+    tree = parse(text, {}) as FilterNode;
   } catch (error) {
     if (!(error instanceof FilterSyntaxError)) throw error;
     const e = error as FilterSyntaxError & { location?: { start: { offset: number } } };
@@ -48,4 +51,6 @@ export function parseFilter(text: string): FilterNode {
       'filter',
     );
   }
+  checkFilterTree(tree);
+  return tree;
 }

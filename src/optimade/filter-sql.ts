@@ -7,7 +7,7 @@
  */
 import type { ComparisonOp, Constant, FilterNode, ListEntry, PropertyPath, Value } from './filter-ast.js';
 import { notImplemented, OptimadeError } from './errors.js';
-import { PREFIX, STRUCTURE_PROPERTIES, type PropertyInfo } from './properties.js';
+import { PREFIX, STRUCTURE_PROPERTIES, UNSERVED_PROPERTIES, type PropertyInfo } from './properties.js';
 import { filterTimestamp } from './timestamps.js';
 import { elementMask } from './element-masks.js';
 import { COUNTED_COLUMNS } from './side-rows.js';
@@ -33,8 +33,17 @@ const FLIPPED: Record<ComparisonOp, ComparisonOp> = {
   '>=': '<=',
 };
 
-/** A property the filter names, as found: Quarry's, or another provider's (always unknown). */
-type Resolved = { name: string; info: PropertyInfo & { column: string } } | { name: string; foreign: true };
+/**
+ * A property the filter names, as found: Quarry's, or one that is always unknown: another provider's, or one the
+ * specification defines that Quarry does not serve (`unserved`: a comparison on it is a 501).
+ */
+type Resolved =
+  | { name: string; info: PropertyInfo & { column: string } }
+  | { name: string; foreign: true; unserved?: boolean };
+
+/** The SQL a property's column is read with: a column of the side table, or a constant. */
+const columnOf = (info: PropertyInfo & { column: string }) =>
+  info.constant === true ? info.column : `s.${info.column}`;
 
 class Compiler {
   readonly params: unknown[] = [];
@@ -60,10 +69,10 @@ class Compiler {
         return this.compare(n.left, n.op, n.right);
       case 'fuzzy': {
         const p = this.resolve(n.property);
-        if ('foreign' in p) return 'NULL';
+        if ('foreign' in p) return this.unknown(p, `${n.op} on ${p.name}`);
         const text = this.stringOperand(n.value, `${n.op} on ${p.name}`);
         if (p.info.type !== 'string') throw typeMismatch(p.name, p.info, 'a substring comparison');
-        return this.fuzzy(p.info.column, n.op, text);
+        return this.fuzzy(columnOf(p.info), n.op, text);
       }
       case 'has':
         return this.has(n.property, n.mode, n.values);
@@ -108,14 +117,15 @@ class Compiler {
     return '?';
   }
 
-  resolve(path: PropertyPath): Resolved {
+  resolve(path: PropertyPath, forKnown = false): Resolved {
     const name = path.join('.');
     if (path.length > 1) {
       if (isForeign(path[0]!)) return this.unknownForeign(name);
       throw notImplemented(`Nested property names (${name})`);
     }
-    const info = STRUCTURE_PROPERTIES[name];
+    const info = Object.hasOwn(STRUCTURE_PROPERTIES, name) ? STRUCTURE_PROPERTIES[name] : undefined;
     if (info === undefined) {
+      if (UNSERVED_PROPERTIES.has(name)) return { name, foreign: true, unserved: true };
       if (isForeign(name)) return this.unknownForeign(name);
       throw new OptimadeError(
         400,
@@ -124,6 +134,13 @@ class Compiler {
         'filter',
       );
     }
+    // IS KNOWN needs no column of its own: a property that is never null is always known, and a nullable one
+    // without a column is known where the column it comes with (knownWith) is.
+    if (forKnown && info.column === undefined)
+      return {
+        name,
+        info: { ...info, column: info.knownWith ?? "'known'", constant: info.knownWith === undefined },
+      };
     if (info.column === undefined) throw notImplemented(`Filtering on ${name}`);
     return { name, info: info as PropertyInfo & { column: string } };
   }
@@ -133,11 +150,21 @@ class Compiler {
     return { name, foreign: true };
   }
 
+  /**
+   * A comparison on a property that is always unknown: another provider's never matches (the specification:
+   * evaluated as null); one the specification defines and Quarry does not serve is a 501.
+   */
+  unknown(p: Resolved, what: string): string {
+    if ('unserved' in p && p.unserved === true)
+      throw notImplemented(`Filtering on ${p.name} (${what}; it is always null here)`);
+    return 'NULL';
+  }
+
   known(path: PropertyPath, known: boolean): string {
-    const p = this.resolve(path);
+    const p = this.resolve(path, true);
     if ('foreign' in p) return known ? '0' : '1';
     if (!p.info.nullable) return known ? '1' : '0';
-    return `(s.${p.info.column} IS ${known ? 'NOT ' : ''}NULL)`;
+    return `(${columnOf(p.info)} IS ${known ? 'NOT ' : ''}NULL)`;
   }
 
   compare(left: Value, op: ComparisonOp, right: Value): string {
@@ -149,9 +176,25 @@ class Compiler {
         ? [left.path, right as Constant, op]
         : [(right as { path: PropertyPath }).path, left, FLIPPED[op]];
     const p = this.resolve(path);
-    if ('foreign' in p) return 'NULL';
+    if ('foreign' in p) return this.unknown(p, `the comparison ${actual}`);
     if (p.info.type === 'list') throw typeMismatch(p.name, p.info, `the comparison ${actual}`);
-    return `(${p.info.column === "'structures'" ? p.info.column : `s.${p.info.column}`} ${sqlOp(actual)} ${this.bind(this.operand(p, value, actual))})`;
+    const column = columnOf(p.info);
+    if (p.info.type === 'timestamp' && value.kind === 'string')
+      return this.instant(column, actual, value.value, p.name);
+    return `(${column} ${sqlOp(actual)} ${this.bind(this.operand(p, value, actual))})`;
+  }
+
+  /**
+   * A timestamp column (whole microseconds) compared with an instant that may lie between two of them (more than
+   * six fractional digits): exactly, with the same null rule as every comparison (a null column gives NULL).
+   */
+  instant(column: string, op: ComparisonOp, text: string, name: string): string {
+    const { micros, exact } = filterTimestamp(text, name);
+    if (exact) return `(${column} ${sqlOp(op)} ${this.bind(micros)})`;
+    // micros < instant < micros + 1.
+    if (op === '<' || op === '<=') return `(${column} <= ${this.bind(micros)})`;
+    if (op === '>' || op === '>=') return `(${column} > ${this.bind(micros)})`;
+    return op === '=' ? `(${column} <> ${column})` : `(${column} = ${column})`;
   }
 
   /** A constant compared with a constant: numbers are compared here; strings are a 501 by the specification. */
@@ -171,7 +214,7 @@ class Compiler {
     }
     if (type === 'timestamp') {
       if (value.kind !== 'string') throw typeMismatch(p.name, p.info, 'a number');
-      return filterTimestamp(value.value, p.name);
+      return filterTimestamp(value.value, p.name).micros;
     }
     if (type === 'string') {
       if (value.kind !== 'string') throw typeMismatch(p.name, p.info, 'a number');
@@ -188,18 +231,22 @@ class Compiler {
     return value.value;
   }
 
-  fuzzy(column: string, op: 'CONTAINS' | 'STARTS' | 'ENDS', text: string): string {
-    const c = `s.${column}`;
+  /**
+   * A substring test on the SQL value `c`. Each form is NULL where `c` is, as every comparison is, so that `NOT`
+   * treats a null the same whatever the operator (`NOT x STARTS ""` matches no null, as `NOT x = "a"` does not).
+   */
+  fuzzy(c: string, op: 'CONTAINS' | 'STARTS' | 'ENDS', text: string): string {
     if (op === 'CONTAINS') return `(instr(${c}, ${this.bind(text)}) > 0)`;
-    if (op === 'ENDS') return `(substr(${c}, -${this.bind(text.length)}) = ${this.bind(text)})`;
-    if (text === '') return `(${c} IS NOT NULL)`;
+    // SQLite's substr(c, -0) is the whole string, so ENDS "" is said with the length.
+    if (op === 'ENDS')
+      return `(substr(${c}, length(${c}) - ${this.bind(text.length)} + 1) = ${this.bind(text)})`;
     // The lower bound lets the column's index find the range; the substr keeps the answer exact.
     return `(${c} >= ${this.bind(text)} AND substr(${c}, 1, ${this.bind(text.length)}) = ${this.bind(text)})`;
   }
 
   has(path: PropertyPath, mode: 'one' | 'all' | 'any' | 'only', entries: ListEntry[]): string {
     const p = this.resolve(path);
-    if ('foreign' in p) return 'NULL';
+    if ('foreign' in p) return this.unknown(p, 'HAS');
     if (p.info.type !== 'list') throw typeMismatch(p.name, p.info, 'HAS (it is not a list)');
     const column = p.info.column;
     if (column === 'elements') {
@@ -237,14 +284,14 @@ class Compiler {
     if (entry.op === 'CONTAINS' || entry.op === 'STARTS' || entry.op === 'ENDS') {
       if (item.info.type !== 'string') throw typeMismatch(item.name, item.info, entry.op);
       const text = this.stringOperand(entry.value, entry.op);
-      return this.fuzzy('value', entry.op, text).replaceAll('s.value', 'value');
+      return this.fuzzy('value', entry.op, text);
     }
     return `value ${sqlOp(entry.op)} ${this.bind(this.operand(item, entry.value, entry.op))}`;
   }
 
   length(path: PropertyPath, op: ComparisonOp, value: Value): string {
     const p = this.resolve(path);
-    if ('foreign' in p) return 'NULL';
+    if ('foreign' in p) return this.unknown(p, 'LENGTH');
     if (p.info.type !== 'list') throw typeMismatch(p.name, p.info, 'LENGTH (it is not a list)');
     if (value.kind === 'property') throw notImplemented('A property after LENGTH');
     if (value.kind !== 'number' || !Number.isInteger(value.value))
@@ -304,7 +351,9 @@ function countedFilter(tree: FilterNode): CompiledFilter['counted'] {
           ? [term.right.path, term.left, FLIPPED[term.op]]
           : [undefined, term.right, term.op];
     if (path === undefined || path.length !== 1 || value.kind !== 'number') return undefined;
-    const found = STRUCTURE_PROPERTIES[path[0]!]?.column;
+    const found = Object.hasOwn(STRUCTURE_PROPERTIES, path[0]!)
+      ? STRUCTURE_PROPERTIES[path[0]!]!.column
+      : undefined;
     if (found === undefined || !COUNTED_COLUMNS.includes(found) || (column ?? found) !== found)
       return undefined;
     column = found;

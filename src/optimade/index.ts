@@ -5,15 +5,22 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
-import { requestSource, requestTimeLimitMs } from '../http/request.js';
+import { markUntaggable, requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
 import { asShortage } from '../storage/shortage.js';
 import { OptimadeError } from './errors.js';
-import { placeOf, sendDocument, sendError, type Place } from './envelope.js';
+import {
+  API_VERSION,
+  placeOf,
+  sendDocument,
+  sendError,
+  SERVED_VERSION_PATHS,
+  type Place,
+} from './envelope.js';
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
 import { readParams, responseFields, type Endpoint } from './params.js';
-import { listStructures, oneStructure, prepareListing } from './structures.js';
+import { listStructures, oneStructure, prepareListing, readsSymmetry } from './structures.js';
 import { closing, SideTables } from './tables.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
@@ -27,6 +34,7 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   const tables = new SideTables((backend, queryTimeoutMs) => ({
     cacheDir: backend.cacheDir,
     queryTimeoutMs,
+    symmetryGate: ctx.optimadeSymmetryGate,
   }));
   // Set when closing starts, before the tables and the sources are closed under the requests still running.
   let closed = false;
@@ -44,7 +52,9 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
       } catch (error) {
         // A request still running when the server closes finds its tables closed under it: not a server fault.
         if (closed && !(error instanceof OptimadeError)) return sendError(reply, place, closing());
-        return sendError(reply, place, asOptimade(error));
+        const answer = asOptimade(error);
+        if (answer.status === 500) request.log.error({ err: error }, 'OPTIMADE request failed');
+        return sendError(reply, place, answer);
       }
     });
   // The source's own time limit where a sources file gives it one, as for its v4 API: the request's, and each
@@ -59,39 +69,70 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   app.get('/optimade/versions', versions);
   app.get('/optimade/index/versions', versions);
 
-  route('/optimade/v1/info', 'other', (_r, place) => sourceInfo(place));
-  route('/optimade/v1/info/structures', 'other', (_r, place) => structuresInfo(place));
-  route('/optimade/v1/links', 'other', (_r, place) => sourceLinks(place));
-  route('/optimade/v1/structures', 'listing', async (request, place, params) => {
-    const prepared = prepareListing(params);
-    const b = budget(request);
-    const backend = sourceOf(ctx, request);
-    return tables.read(backend, b.deadline, b.limitMs, (table) =>
-      listStructures(ctx, place, backend, table, params, prepared, b),
+  // `/v1` serves the latest version; `/v1.3` and `/v1.3.0` the same, as the specification allows.
+  for (const version of SERVED_VERSION_PATHS) {
+    const base = `/optimade/${version}`;
+    route(`${base}/info`, 'other', (_r, place) => sourceInfo(place));
+    route(`${base}/info/structures`, 'other', (_r, place) => structuresInfo(place));
+    route(`${base}/links`, 'listing', (_r, place, params) => sourceLinks(place, params));
+    route(`${base}/structures`, 'listing', async (request, place, params) => {
+      const prepared = prepareListing(params);
+      const b = budget(request);
+      const backend = sourceOf(ctx, request);
+      return tables.read(
+        backend,
+        b.deadline,
+        b.limitMs,
+        (table) => {
+          // An answer without the symmetry is not the one the same request gets once it is found.
+          if (table.symmetry !== 'complete') markUntaggable(request);
+          return listStructures(ctx, place, backend, table, params, prepared, b);
+        },
+        prepared.needsSymmetry,
+      );
+    });
+    route(`${base}/structures/:id`, 'entry', async (request, place, params) => {
+      const fields = responseFields(params.get('response_fields'));
+      const b = budget(request);
+      const backend = sourceOf(ctx, request);
+      const id = (request.params as { id: string }).id;
+      return tables.read(
+        backend,
+        b.deadline,
+        b.limitMs,
+        (table) => {
+          if (table.symmetry !== 'complete') markUntaggable(request);
+          return oneStructure(ctx, place, backend, table, id, fields, b);
+        },
+        readsSymmetry(fields ?? []),
+      );
+    });
+    route(`/optimade/index/${version}/info`, 'other', (_r, place) => indexInfo(place, ctx));
+    route(`/optimade/index/${version}/links`, 'listing', (_r, place, params) =>
+      indexLinks(ctx, place, params),
     );
-  });
-  route('/optimade/v1/structures/:id', 'entry', async (request, place, params) => {
-    const fields = responseFields(params.get('response_fields'));
-    const b = budget(request);
-    const backend = sourceOf(ctx, request);
-    return tables.read(backend, b.deadline, b.limitMs, (table) =>
-      oneStructure(ctx, place, backend, table, (request.params as { id: string }).id, fields, b),
-    );
-  });
-  route('/optimade/index/v1/info', 'other', (_r, place) => indexInfo(place, ctx));
-  route('/optimade/index/v1/links', 'other', (_r, place) => indexLinks(ctx, place));
+  }
 
   // Anything else under /optimade is answered in OPTIMADE's form, not the v4 API's.
-  const notFound = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendError(
-      reply,
-      placeOf(ctx, request),
-      new OptimadeError(
-        404,
-        'Not Found',
-        'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
-      ),
-    );
+  // A versioned base URL of a version not served (`/v2`, `/v1.2`): 553, as the specification recommends.
+  const notFound = async (request: FastifyRequest, reply: FastifyReply) => {
+    const version = /\/optimade(?:\/index)?\/(v\d[^/]*)(?:\/|$)/.exec(
+      requestUrl(request, ctx.origin).rawPath,
+    )?.[1];
+    const error =
+      version !== undefined && !SERVED_VERSION_PATHS.includes(version)
+        ? new OptimadeError(
+            553,
+            'Version Not Supported',
+            `version ${version} is not served; this server serves OPTIMADE ${API_VERSION} under /optimade/v1/ (also /optimade/v1.3/ and /optimade/v1.3.0/)`,
+          )
+        : new OptimadeError(
+            404,
+            'Not Found',
+            'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
+          );
+    return sendError(reply, placeOf(ctx, request), error);
+  };
   app.get('/optimade', notFound);
   app.get('/optimade/*', notFound);
   // Preflight of browser clients (OPTIMADE's clients are often pages of other sites): every endpoint is read-only.
@@ -108,7 +149,10 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   );
 }
 
-/** Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value). */
+/**
+ * Storage refusals keep their status (503 with Retry-After when busy, 400 for a refused value); anything else is
+ * a 500 in the specification's form.
+ */
 function asOptimade(error: unknown): OptimadeError {
   if (error instanceof OptimadeError) return error;
   const shortage = asShortage(error);
@@ -129,5 +173,10 @@ function asOptimade(error: unknown): OptimadeError {
       retryAfter: typeof retryAfter === 'number' ? retryAfter : status === 503 ? 5 : undefined,
     });
   }
-  throw error;
+  // A fault of the server's own is still answered in the specification's form (and logged by the caller).
+  return new OptimadeError(
+    500,
+    'Internal Server Error',
+    'the server failed to answer this request; it is logged, and asking again will not help until it is fixed',
+  );
 }

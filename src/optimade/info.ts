@@ -2,6 +2,10 @@
 import type { AppContext } from '../http/context.js';
 import { API_VERSION, indexBase, meta, sourceBase, type Place } from './envelope.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
+import { notImplemented } from './errors.js';
+import { parseFilter } from './filter-ast.js';
+import { filterLinks } from './links-filter.js';
+import { pagingParams } from './params.js';
 
 export const VERSIONS_CSV = 'version\n1\n';
 
@@ -26,7 +30,7 @@ export function indexInfo(place: Place, ctx: AppContext) {
       type: 'info',
       id: '/',
       attributes: baseInfo(place, true),
-      relationships: { default: { data: { type: 'links', id: ctx.catalog.first ?? '' } } },
+      relationships: { default: { data: { type: 'links', id: ctx.catalog.optimadeFirst ?? '' } } },
     },
     meta: meta(place),
   };
@@ -35,6 +39,7 @@ export function indexInfo(place: Place, ctx: AppContext) {
 export function structuresInfo(place: Place) {
   const properties: Record<string, unknown> = {};
   for (const [name, p] of Object.entries(STRUCTURE_PROPERTIES)) {
+    if (p.since12 === true) continue;
     properties[name] = {
       description: p.description,
       type: p.type,
@@ -79,12 +84,11 @@ export function childDatabases(ctx: AppContext) {
   return ctx.catalog.list().map((source) => ({ source, mount: `/${source.name}` }));
 }
 
-export function sourceLinks(place: Place) {
-  // A listing like any other, on one page: no next page.
-  return { data: [rootLink(place)], meta: meta(place, { dataReturned: 1 }), links: { next: null } };
+export function sourceLinks(place: Place, params: URLSearchParams) {
+  return linksListing(place, [rootLink(place)], params);
 }
 
-export function indexLinks(ctx: AppContext, place: Place) {
+export function indexLinks(ctx: AppContext, place: Place, params: URLSearchParams) {
   const children = childDatabases(ctx).map(({ source, mount }) =>
     link(
       source.name,
@@ -94,6 +98,28 @@ export function indexLinks(ctx: AppContext, place: Place) {
       'child',
     ),
   );
-  const data = [rootLink(place), ...children];
-  return { data, meta: meta(place, { dataReturned: data.length }), links: { next: null } };
+  return linksListing(place, [rootLink(place), ...children], params);
+}
+
+/** A `links` listing: the links a filter keeps (links-filter.ts), a page of them, and the next page's URL. */
+function linksListing(place: Place, links: ReturnType<typeof link>[], params: URLSearchParams) {
+  const text = params.get('filter');
+  if (params.get('sort') !== null && params.get('sort') !== '') throw notImplemented('Sorting links', 'sort');
+  const kept = text === null || text.trim() === '' ? links : filterLinks(links, parseFilter(text));
+  const { limit, offset } = pagingParams(params);
+  const data = kept.slice(offset, offset + limit);
+  const more = offset + data.length < kept.length;
+  let next: string | null = null;
+  if (more) {
+    const query = new URLSearchParams(params);
+    query.delete('page_number');
+    query.set('page_offset', String(offset + limit));
+    query.set('page_limit', String(limit));
+    next = `${place.base}/links?${query.toString()}`;
+  }
+  return {
+    data,
+    meta: meta(place, { dataReturned: kept.length, dataAvailable: links.length, more }),
+    links: { next },
+  };
 }

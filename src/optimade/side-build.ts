@@ -6,23 +6,30 @@
  * A PostgreSQL source is read through its own connections, and its rows are computed and written here, a
  * slice at a time between requests; its indexes are built in a worker.
  *
+ * The symmetry pass (side-symmetry.ts), after the table is served, reads the source again the same way: in
+ * workers by ranges, or here a few structures a turn.
+ *
  * The workers run the compiled code (side-build-worker.js); where there is none beside this module (the
  * test runner runs the TypeScript sources), every step runs in this thread instead, with the same functions.
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './side-build-worker.js';
 import { BATCH, finishTable, openOut, RowWriter, STRUCTURE_TYPE, structuresAfter } from './side-rows.js';
 import { withSites } from './cif-rows.js';
 import { CIF_TYPE } from './cif-sites.js';
+import { finishSymmetry, openSymmetryPart, SymmetryWriter } from './side-symmetry.js';
 
 /** Structures computed and written in the serving thread between two turns of its event loop (about 50 ms). */
 const WRITE_SLICE = 1_000;
+/** Structures whose symmetry is found in the serving thread between two turns (about 1.3 ms each). */
+const SYMMETRY_SLICE = 25;
 /** Ranges per worker: enough that a worker given the denser pks does not finish long after the others. */
 const RANGES_PER_WORKER = 16;
 const WORKER_FILE = fileURLToPath(new URL('./side-build-worker.js', import.meta.url));
@@ -34,6 +41,8 @@ export interface BuildOptions {
   signal?: AbortSignal;
   /** Pks per range a worker takes (default: the structures' span cut in 16 per worker, BATCH at least). */
   rangePks?: number;
+  /** Awaited before the symmetry pass starts (tests hold the pass with it). */
+  symmetryGate?: () => Promise<void>;
 }
 
 export interface Built {
@@ -65,7 +74,7 @@ export async function buildInto(
         parts.push(`${temp}.part${i}.tmp`);
         running.push(new BuildWorker({ source: file, unchanging, part: parts[i] }));
       }
-      built = await inWorkers(backend, running, options.rangePks);
+      built = await inWorkers(backend, running, options.rangePks, () => undefined);
     } else {
       built = await inThisThread(backend, temp, options.signal);
     }
@@ -101,6 +110,8 @@ async function inWorkers(
   backend: StorageBackend,
   workers: BuildWorker[],
   rangePks: number | undefined,
+  /** Called with a worker's structures so far after each of its ranges. */
+  progress: (worker: number, count: number) => void,
 ): Promise<Built> {
   const p = backend.db.dialect === 'postgres' ? '$1' : '?';
   const [bounds] = await backend.db.values({
@@ -115,9 +126,9 @@ async function inWorkers(
       ranges.push({ after, upTo: Math.min(high, after + width) });
   }
   const totals = await Promise.all(
-    workers.map(async (worker) => {
+    workers.map(async (worker, i) => {
       for (let range = ranges.shift(); range; range = ranges.shift())
-        await worker.call({ kind: 'range', ...range });
+        progress(i, (await worker.call({ kind: 'range', ...range })).count ?? 0);
       return worker.call({ kind: 'end' });
     }),
   );
@@ -125,6 +136,121 @@ async function inWorkers(
     count: totals.reduce((sum, t) => sum + (t.count ?? 0), 0),
     skipped: totals.reduce((sum, t) => sum + (t.skipped ?? 0), 0),
   };
+}
+
+/**
+ * The symmetry pass (side-symmetry.ts) of the table at `target`, built at `version`: the source read again, in
+ * workers where the first pass was, each structure's group written to parts, then into `temp` (a copy of
+ * `target`) made complete; the caller renames it into place. `progress`: the structures done so far.
+ */
+export async function fillSymmetry(
+  backend: StorageBackend,
+  target: string,
+  temp: string,
+  version: string,
+  progress: (done: number) => void,
+  options: BuildOptions = {},
+): Promise<void> {
+  if (options.symmetryGate) await untilAborted(options.symmetryGate(), options.signal);
+  const compiled = existsSync(WORKER_FILE);
+  const workers = compiled ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
+  const parts: string[] = [];
+  const running: BuildWorker[] = [];
+  const stop = () => running.forEach((w) => w.stop(new Error('the build was stopped: Quarry is closing')));
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    options.signal?.throwIfAborted();
+    const done: number[] = [];
+    const report = () => progress(done.reduce((a, b) => a + b, 0));
+    if (workers > 0 && backend.db instanceof SqlitePool) {
+      const file = backend.db.file;
+      const unchanging = backend.identity !== undefined;
+      for (let i = 0; i < workers; i++) {
+        parts.push(`${temp}.symmetry${i}.tmp`);
+        running.push(new BuildWorker({ source: file, unchanging, part: parts[i], pass: 'symmetry' }));
+      }
+      await inWorkers(backend, running, options.rangePks, (i, count) => {
+        done[i] = count;
+        report();
+      });
+    } else {
+      parts.push(`${temp}.symmetry.tmp`);
+      await symmetryHere(backend, parts[0]!, STRUCTURE_TYPE, options.signal, (count) => {
+        done[0] = count;
+        report();
+      });
+    }
+    parts.push(`${temp}.symmetry-cif.tmp`);
+    await symmetryHere(backend, parts[parts.length - 1]!, CIF_TYPE, options.signal, (count) => {
+      done[workers + 1] = count;
+      report();
+    });
+    await copyFile(target, temp);
+    const written = parts.filter((p) => existsSync(p));
+    if (compiled) {
+      const finisher = running[0] ?? new BuildWorker({});
+      if (running.length === 0) running.push(finisher);
+      await finisher.call({ kind: 'finish-symmetry', target: temp, parts: written, version });
+    } else {
+      const out = new BetterSqlite3(temp);
+      try {
+        finishSymmetry(out, written, version);
+      } finally {
+        out.close();
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    await Promise.all(running.map((w) => w.end()));
+    await Promise.all(parts.map((p) => rm(p, { force: true })));
+  }
+}
+
+/** `held`, or a rejection once `signal` aborts (a held pass must not keep the server from closing). */
+function untilAborted(held: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return held;
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    held.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** The symmetry of the nodes of `type`, read through the source's connections and found here, a slice a turn. */
+async function symmetryHere(
+  backend: StorageBackend,
+  part: string,
+  type: string,
+  signal: AbortSignal | undefined,
+  progress: (count: number) => void,
+): Promise<void> {
+  const out = openSymmetryPart(part);
+  try {
+    const writer = new SymmetryWriter(out);
+    for (let after = -1; ;) {
+      const rows = await backend.db.values(structuresAfter(backend.db.dialect, after, undefined, type));
+      if (rows.length === 0) break;
+      after = Number(rows[rows.length - 1]![0]);
+      for (let i = 0; i < rows.length; i += SYMMETRY_SLICE) {
+        signal?.throwIfAborted();
+        const slice = rows.slice(i, i + SYMMETRY_SLICE);
+        // A CifData's sites come from its file; one that cannot be read has no row to fill.
+        const read =
+          type === CIF_TYPE
+            ? (await Promise.all(slice.map((row) => withSites(backend, row)))).filter(
+                (r): r is unknown[] => r !== undefined,
+              )
+            : slice;
+        writer.add(read);
+        progress(writer.count);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (rows.length < BATCH) break;
+    }
+  } finally {
+    out.close();
+  }
 }
 
 /** The rows read through the source's own connections and written here, a slice between requests. */

@@ -27,10 +27,21 @@ const SCALAR_COLUMNS = [
   'chemical_formula_anonymous',
   'label',
   'creator',
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
 ] as const;
 
-/** Integer columns whose structures are counted per value (side_counts). */
-export const COUNTED_COLUMNS = ['nelements', 'nsites', 'nperiodic_dimensions'];
+/** The scalar columns the symmetry pass fills (side-symmetry.ts), indexed once they are. */
+export const SYMMETRY_SCALARS = [
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
+] as const;
+
+/** Integer columns whose structures are counted per value (side_counts); the space group's at the symmetry pass. */
+export const COUNTED_COLUMNS = ['nelements', 'nsites', 'nperiodic_dimensions', 'space_group_it_number'];
+const isSymmetry = (column: string) => (SYMMETRY_SCALARS as readonly string[]).includes(column);
 
 /** The table of structures, alone: what a part of a build (side-build.ts) writes before the parts are joined. */
 export const STRUCTURES_TABLE = `CREATE TABLE structures (
@@ -39,7 +50,18 @@ export const STRUCTURES_TABLE = `CREATE TABLE structures (
   chemical_formula_reduced TEXT NOT NULL, chemical_formula_hill TEXT, chemical_formula_anonymous TEXT NOT NULL,
   label TEXT NOT NULL, creator TEXT, elements TEXT NOT NULL, elements_ratios TEXT NOT NULL,
   dimension_types TEXT NOT NULL, structure_features TEXT NOT NULL, species_at_sites TEXT NOT NULL,
-  mask_lo INTEGER NOT NULL, mask_hi INTEGER NOT NULL, mask_unknown INTEGER NOT NULL)`;
+  mask_lo INTEGER NOT NULL, mask_hi INTEGER NOT NULL, mask_unknown INTEGER NOT NULL,
+  space_group_it_number INTEGER, space_group_symbol_hermann_mauguin TEXT, space_group_symbol_hall TEXT,
+  space_group_symmetry_operations_xyz TEXT, wyckoff_positions TEXT)`;
+
+/** The columns a page reads from the side table (the symmetry found once, at its second pass), by `sid`. */
+export const SYMMETRY_COLUMNS = [
+  'space_group_it_number',
+  'space_group_symbol_hermann_mauguin',
+  'space_group_symbol_hall',
+  'space_group_symmetry_operations_xyz',
+  'wyckoff_positions',
+] as const;
 
 const SCHEMA = [
   STRUCTURES_TABLE,
@@ -52,11 +74,18 @@ const SCHEMA = [
 const INDEXES = [
   'CREATE UNIQUE INDEX structures_uuid ON structures (uuid)',
   // Each index ends with the rowid (sid), so it also orders `ORDER BY c, sid` with no column for it.
-  ...SCALAR_COLUMNS.map((c) => `CREATE INDEX structures_${c} ON structures (${c})`),
+  ...SCALAR_COLUMNS.filter((c) => !isSymmetry(c)).map(scalarIndex),
   // HAS ALL/ANY/ONLY on elements, alone or with nelements, read from these indexes only (element-masks.ts).
   'CREATE INDEX structures_nelements_masks ON structures (nelements, mask_lo, mask_hi, mask_unknown)',
   'CREATE INDEX structures_masks ON structures (mask_lo, mask_hi, mask_unknown)',
 ];
+
+function scalarIndex(column: string): string {
+  return `CREATE INDEX structures_${column} ON structures (${column})`;
+}
+
+/** The indexes on the symmetry columns, built once the symmetry pass has filled them. */
+export const SYMMETRY_INDEXES = SYMMETRY_SCALARS.map(scalarIndex);
 
 const COLUMNS =
   'SELECT n.id, n.uuid, n.label, n.mtime, n.attributes, ' +
@@ -130,6 +159,8 @@ function rowOf(e: StructureProperties): unknown[] {
     mask.lo,
     mask.hi,
     mask.unknown ? 1 : 0,
+    // The symmetry columns, filled by the second pass (side-symmetry.ts).
+    ...SYMMETRY_COLUMNS.map(() => null),
   ];
 }
 
@@ -140,7 +171,7 @@ export class RowWriter {
   private readonly write: (rows: unknown[][]) => void;
 
   constructor(out: BetterSqlite3.Database) {
-    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(20).fill('?').join(', ')})`);
+    const insert = out.prepare(`INSERT INTO structures VALUES (${new Array(25).fill('?').join(', ')})`);
     this.write = out.transaction((rows: unknown[][]) => {
       for (const row of rows) {
         // A node whose attributes are not a structure AiiDA could store is left out, not allowed to stop the table.
@@ -181,7 +212,7 @@ export function openOut(file: string, schema: 'whole' | 'part' | 'none'): Better
 
 /**
  * The table made whole: the parts' rows copied in (files written by RowWriters), the indexes built once over
- * every row, its version and counts recorded.
+ * every row, its version and counts recorded. Its symmetry is still to be found (side-symmetry.ts).
  */
 export function finishTable(
   out: BetterSqlite3.Database,
@@ -195,13 +226,22 @@ export function finishTable(
   });
   for (const sql of INDEXES) out.exec(sql);
   out
-    .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?), (?, ?)')
-    .run('version', meta.version, 'count', String(meta.count), 'skipped', String(meta.skipped));
+    .prepare('INSERT INTO side_meta VALUES (?, ?), (?, ?), (?, ?), (?, ?)')
+    .run(
+      'version',
+      meta.version,
+      'count',
+      String(meta.count),
+      'skipped',
+      String(meta.skipped),
+      'symmetry',
+      'pending',
+    );
   // How many structures have each value of the columns that few values share: a filter on one of them alone
   // is counted from here (data_returned) instead of from the whole range of an index (structures.ts).
-  for (const column of COUNTED_COLUMNS)
+  for (const column of COUNTED_COLUMNS.filter((c) => !isSymmetry(c)))
     out.exec(
-      `INSERT INTO side_counts SELECT '${column}', ${column}, count(*) FROM structures GROUP BY ${column}`,
+      `INSERT INTO side_counts SELECT '${column}', ${column}, count(*) FROM structures WHERE ${column} IS NOT NULL GROUP BY ${column}`,
     );
   // Statistics from a sample of each index: the planner needs their shape, not exact counts (a full ANALYZE
   // of 10^6 rows took as long as building two indexes).

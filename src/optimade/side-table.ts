@@ -16,10 +16,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Database, StorageBackend } from '../storage/types.js';
-import { buildInto, type BuildOptions } from './side-build.js';
+import { buildInto, fillSymmetry, type BuildOptions } from './side-build.js';
 
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
-const LAYOUT = 'optimade-5';
+const LAYOUT = 'optimade-7';
 
 /** A built side table, open for queries. */
 export interface SideTable {
@@ -27,6 +27,10 @@ export interface SideTable {
   /** The data version it was built at (live sources), or the archive identity. */
   readonly version: string;
   readonly count: number;
+  /** Whether its symmetry columns are filled (side-symmetry.ts); until then they are null and not indexed. */
+  readonly symmetry: 'complete' | 'pending';
+  /** Its file. */
+  readonly file: string;
   close(): Promise<void>;
 }
 
@@ -54,14 +58,22 @@ function fileName(backend: StorageBackend): string {
   return `${label}-${createHash('sha256').update(`${key}\0${LAYOUT}`).digest('hex').slice(0, 24)}.sqlite3`;
 }
 
-function readMeta(file: string): { version: string; count: number } | undefined {
+interface Meta {
+  version: string;
+  count: number;
+  symmetry: 'complete' | 'pending';
+}
+
+function readMeta(file: string): Meta | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     try {
       const rows = db.prepare('SELECT key, value FROM side_meta').all() as { key: string; value: string }[];
       const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
-      return meta.version === undefined ? undefined : { version: meta.version, count: Number(meta.count) };
+      if (meta.version === undefined) return undefined;
+      const symmetry = meta.symmetry === 'complete' ? 'complete' : 'pending';
+      return { version: meta.version, count: Number(meta.count), symmetry };
     } finally {
       db.close();
     }
@@ -92,14 +104,50 @@ export async function openSideTable(
   if (meta?.version !== version) {
     // A live table is replaced: the new one is renamed over it, and the pool of the old one keeps its file.
     const count = await build(backend, target, version, options);
-    meta = { version, count };
+    meta = { version, count, symmetry: 'pending' };
     await removeStaleTemps(dir);
   }
+  return open(target, meta, backend, options);
+}
+
+/**
+ * The table `table` with its symmetry found (side-symmetry.ts): written into a copy of its file, renamed over
+ * it, and opened. A restart finds a file whose symmetry is pending, and its pass is run again from the start.
+ */
+export async function completeSymmetry(
+  backend: StorageBackend,
+  table: SideTable,
+  progress: (done: number) => void,
+  options: SideTableOptions = {},
+): Promise<SideTable> {
+  const temp = `${table.file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await fillSymmetry(backend, table.file, temp, table.version, progress, options);
+    await rename(temp, table.file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return open(
+    table.file,
+    { version: table.version, count: table.count, symmetry: 'complete' },
+    backend,
+    options,
+  );
+}
+
+async function open(
+  target: string,
+  meta: Meta,
+  backend: StorageBackend,
+  options: SideTableOptions,
+): Promise<SideTable> {
   // A portal's sources run their queries on processes they share; their side tables do too, so that the
   // processes do not grow with the sources. A source with processes of its own gives its table two more.
   const shared = backend.db instanceof SqlitePool ? backend.db.sharedProcesses : undefined;
   const db = await SqlitePool.open(target, { timeoutMs: options.queryTimeoutMs, unchanging: true, shared });
-  return { db, version, count: meta.count, close: () => db.close() };
+  const { version, count, symmetry } = meta;
+  return { db, version, count, symmetry, file: target, close: () => db.close() };
 }
 
 const STALE_TEMP_MS = 24 * 3600 * 1000;

@@ -48,6 +48,9 @@ export interface StructureProperties {
   nperiodic_dimensions: number;
   lattice_vectors: number[][];
   cartesian_site_positions: number[][];
+  /** Null where the cell has no inverse (three vectors in a plane). */
+  fractional_site_positions: number[][] | null;
+  site_coordinate_span: 'unit_cell';
   nsites: number;
   species_at_sites: string[];
   species: Species[];
@@ -85,6 +88,11 @@ export function structureProperties(node: StructureNode): StructureProperties {
     nperiodic_dimensions: dimensionality(structure).dim,
     lattice_vectors: structure.cell,
     cartesian_site_positions: structure.sites.map((s) => s.position),
+    fractional_site_positions: fractionalPositions(
+      structure.cell,
+      structure.sites.map((s) => s.position),
+    ),
+    site_coordinate_span: 'unit_cell',
     nsites: structure.sites.length,
     species_at_sites: structure.sites.map((s) => s.kind_name),
     species,
@@ -109,6 +117,27 @@ export function entryOf(node: StructureNode): StructureProperties | undefined {
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Cartesian positions in fractions of the cell's vectors (rows): p = f · cell, so f = p · cell⁻¹. Null for a
+ * cell without an inverse.
+ */
+export function fractionalPositions(cell: number[][], positions: number[][]): number[][] | null {
+  const [a, b, c] = cell as [number[], number[], number[]];
+  const cross = (u: number[], v: number[]) => [
+    u[1]! * v[2]! - u[2]! * v[1]!,
+    u[2]! * v[0]! - u[0]! * v[2]!,
+    u[0]! * v[1]! - u[1]! * v[0]!,
+  ];
+  const bc = cross(b, c);
+  const volume = a[0]! * bc[0]! + a[1]! * bc[1]! + a[2]! * bc[2]!;
+  if (!Number.isFinite(volume) || Math.abs(volume) < 1e-12) return null;
+  // The columns of cell⁻¹ are the reciprocal vectors b×c, c×a, a×b over the volume.
+  const reciprocal = [bc, cross(c, a), cross(a, b)];
+  return positions.map((p) =>
+    reciprocal.map((r) => (p[0]! * r[0]! + p[1]! * r[1]! + p[2]! * r[2]!) / volume),
+  );
+}
 
 /** How many atoms of each element the cell holds: a site of an alloy kind counts its weights. */
 function elementOccupation(structure: Structure, kinds: Map<string, Kind>): Map<string, number> {

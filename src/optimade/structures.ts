@@ -3,23 +3,58 @@ import type { AppContext } from '../http/context.js';
 import { KeptMap } from '../util/kept-map.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { OptimadeError } from './errors.js';
-import { parseFilter } from './filter-ast.js';
+import { parseFilter, type FilterNode } from './filter-ast.js';
+import { checkFilterCost, listValuesOf } from './filter-bounds.js';
 import { compileFilter, type CompiledFilter } from './filter-sql.js';
 import { meta, type Place } from './envelope.js';
 import { listingParams, type ListingParams } from './params.js';
 import { STRUCTURE_PROPERTIES } from './properties.js';
 import type { SideTable } from './side-table.js';
-import { nodeOf, structuresByPk } from './side-rows.js';
+import { nodeOf, structuresByPk, SYMMETRY_COLUMNS } from './side-rows.js';
 import { withSites } from './cif-rows.js';
 import { entryOf, type StructureProperties } from './structure-entry.js';
 
 /** The filter of a request compiled before anything is read, so that a bad one is answered at once. */
-export function prepareListing(params: URLSearchParams): { listing: ListingParams; filter?: CompiledFilter } {
+export function prepareListing(params: URLSearchParams): {
+  listing: ListingParams;
+  filter?: CompiledFilter;
+  /** Values after HAS on lists read structure by structure: its cost, checked once the source's size is known. */
+  listValues: number;
+  /** Its filter, sort or response_fields reads a property of the symmetry pass (side-symmetry.ts). */
+  needsSymmetry: boolean;
+} {
   const listing = listingParams(params);
+  const tree = listing.filter === undefined ? undefined : parseFilter(listing.filter);
+  const named = [...(tree === undefined ? [] : propertiesOf(tree)), ...listing.sort.map((s) => s.name)];
   return {
     listing,
-    filter: listing.filter === undefined ? undefined : compileFilter(parseFilter(listing.filter)),
+    filter: tree === undefined ? undefined : compileFilter(tree),
+    listValues: tree === undefined ? 0 : listValuesOf(tree),
+    needsSymmetry: readsSymmetry([...named, ...(listing.fields ?? [])]),
   };
+}
+
+const SYMMETRY_PROPERTIES = new Set<string>(SYMMETRY_COLUMNS);
+
+/** Whether one of the properties `names` is found by the symmetry pass. */
+export function readsSymmetry(names: string[]): boolean {
+  return names.some((name) => SYMMETRY_PROPERTIES.has(name));
+}
+
+/** The first names of the properties a filter reads (`a` of `a.b`), wherever they are in it. */
+function propertiesOf(tree: FilterNode): string[] {
+  const out: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    const node = value as Record<string, unknown>;
+    if (node.kind === 'property') out.push(String((node.path as string[])[0]));
+    if (Array.isArray(node.property)) out.push(String(node.property[0]));
+    if (Array.isArray(node.properties)) for (const p of node.properties as string[][]) out.push(String(p[0]));
+    for (const [key, child] of Object.entries(node)) if (key !== 'property' && key !== 'path') visit(child);
+  };
+  visit(tree);
+  return out;
 }
 
 export async function listStructures(
@@ -32,6 +67,7 @@ export async function listStructures(
   budget: QueryBudget,
 ): Promise<Record<string, unknown>> {
   const { listing, filter } = prepared;
+  checkFilterCost(prepared.listValues, table.count);
   const where = filter === undefined ? '' : ` WHERE ${filter.where}`;
   const order = [
     ...listing.sort.map((s) => `s.${s.column} ${s.descending ? 'DESC' : 'ASC'}`),
@@ -138,7 +174,8 @@ export async function oneStructure(
  * until the table is (a live source's changed structures make a new table).
  */
 const ENTRIES_KEPT = 5_000;
-const entries = new WeakMap<SideTable, KeptMap<StructureProperties>>();
+type Entry = StructureProperties & Record<string, unknown>;
+const entries = new WeakMap<SideTable, KeptMap<Entry>>();
 
 /**
  * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
@@ -149,21 +186,52 @@ async function entriesOf(
   table: SideTable,
   pks: number[],
   budget: QueryBudget,
-): Promise<StructureProperties[]> {
+): Promise<Entry[]> {
   let kept = entries.get(table);
   if (kept === undefined) entries.set(table, (kept = new KeptMap(ENTRIES_KEPT)));
   const missing = pks.filter((pk) => kept.get(String(pk)) === undefined);
   if (missing.length > 0) {
-    const rows = await backend.db.values(structuresByPk(backend, missing), budget);
+    // A table whose symmetry is pending has none to give: its entries leave those properties out.
+    const [rows, found] = await Promise.all([
+      backend.db.values(structuresByPk(backend, missing), budget),
+      table.symmetry === 'complete' ? symmetries(table, missing, budget) : new Map(),
+    ]);
     for (const read of rows) {
       // A CifData's sites come from its file.
       const row = await withSites(backend, read);
       const entry = row === undefined ? undefined : entryOf(nodeOf(row));
-      if (entry !== undefined) kept.set(String(read[0]), entry);
+      if (entry !== undefined) kept.set(String(read[0]), { ...entry, ...found.get(Number(read[0])) });
     }
   }
   // A structure deleted from a live source since the table was built is left out of this page.
   return pks.flatMap((pk) => kept.get(String(pk)) ?? []);
+}
+
+/** The symmetry the build found for the structures `pks` (symmetry.ts), as properties, by pk. */
+async function symmetries(
+  table: SideTable,
+  pks: number[],
+  budget: QueryBudget,
+): Promise<Map<number, Record<string, unknown>>> {
+  const rows = await table.db.values(
+    {
+      sql: `SELECT sid, ${SYMMETRY_COLUMNS.join(', ')} FROM structures WHERE sid IN (${pks.map(() => '?').join(', ')})`,
+      params: pks,
+    },
+    budget,
+  );
+  return new Map(
+    rows.map(([sid, number, hm, hall, operations, wyckoffs]) => [
+      Number(sid),
+      {
+        space_group_it_number: number === null ? null : Number(number),
+        space_group_symbol_hermann_mauguin: hm,
+        space_group_symbol_hall: hall,
+        space_group_symmetry_operations_xyz: operations === null ? null : JSON.parse(String(operations)),
+        wyckoff_positions: wyckoffs === null ? null : JSON.parse(String(wyckoffs)),
+      },
+    ]),
+  );
 }
 
 /** An entry as a resource object, with the links only a request's URL can give. */

@@ -3,13 +3,15 @@
  * when its data version moves. A request that finds its table still being built waits for it up to its own time
  * limit, then is answered 503 with Retry-After, and the build goes on. Open tables take their files from the
  * process's open-file budget (src/storage/file-budget.ts), which closes the least recently used, and those no
- * request used for a while; a table let go of is closed as soon as its last reader is done.
+ * request used for a while; a table let go of is closed as soon as its last reader is done. A table is served as
+ * soon as its first pass is written; its symmetry is found afterwards (side-symmetry.ts), and a request that
+ * needs the symmetry waits for it in the same way, then is answered 503 saying how far the pass is.
  */
 import { fileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
 import { within } from '../util/within.js';
 import { OptimadeError } from './errors.js';
-import { openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
+import { completeSymmetry, openSideTable, type SideTable, type SideTableOptions } from './side-table.js';
 import { STRUCTURE_TYPE } from './side-rows.js';
 import { CIF_TYPE } from './cif-sites.js';
 
@@ -19,6 +21,8 @@ interface Slot {
   seen?: { dataVersion: string; signature: Promise<string> };
   /** A build (or open) under way, for the version it is for. */
   pending?: { version: string; done: Promise<SideTable> };
+  /** The symmetry pass of `table` under way, and the structures it has done. */
+  symmetry?: { table: SideTable; done: Promise<SideTable>; progress: number };
 }
 
 const RETRY_AFTER_S = 5;
@@ -61,8 +65,10 @@ export class SideTables {
     deadline: number,
     queryTimeoutMs: number | undefined,
     read: (table: SideTable) => Promise<T>,
+    /** The request reads the symmetry columns: it waits for the symmetry pass too. */
+    needsSymmetry = false,
   ): Promise<T> {
-    const table = await this.of(backend, deadline, queryTimeoutMs);
+    const table = await this.of(backend, deadline, queryTimeoutMs, needsSymmetry);
     const held = this.held.get(table);
     if (held === undefined) return read(table);
     held.readers += 1;
@@ -81,16 +87,26 @@ export class SideTables {
    * The table of `backend` as its data is now; waits until `deadline` (ms since 1970) at most. A table opened
    * now stops each statement at `queryTimeoutMs`, the source's limit.
    */
-  async of(backend: StorageBackend, deadline: number, queryTimeoutMs?: number): Promise<SideTable> {
+  async of(
+    backend: StorageBackend,
+    deadline: number,
+    queryTimeoutMs?: number,
+    needsSymmetry = false,
+  ): Promise<SideTable> {
     if (this.closed) throw closing();
     let slot = this.slots.get(backend);
     // Kept in the order they were last asked for, the least recent first.
     this.slots.delete(backend);
     this.slots.set(backend, (slot ??= {}));
     const version = backend.identity ?? (await liveVersion(backend, slot));
-    if (slot.table?.version === version) return slot.table;
+    const options = { ...this.options(backend, queryTimeoutMs), signal: this.stopping.signal };
+    if (slot.table?.version === version) {
+      const table = slot.table;
+      if (table.symmetry === 'complete') return table;
+      const symmetry = this.symmetryOf(slot, backend, table, options);
+      return needsSymmetry ? waitForSymmetry(symmetry, table.count, deadline) : table;
+    }
     if (slot.pending?.version !== version) {
-      const options = { ...this.options(backend, queryTimeoutMs), signal: this.stopping.signal };
       const done = openSideTable(backend, version, options).then(
         async (table) => {
           const old = slot.table;
@@ -112,7 +128,41 @@ export class SideTables {
       done.catch(() => undefined);
       slot.pending = { version, done };
     }
-    return waitUntil(slot.pending.done, deadline);
+    const table = await waitUntil(slot.pending.done, deadline);
+    // Asked again: the answer of a table whose symmetry is pending (the pass starts then).
+    return table.symmetry === 'complete' ? table : this.of(backend, deadline, queryTimeoutMs, needsSymmetry);
+  }
+
+  /** The symmetry pass of `table`, started if none is under way (a pass that failed is started again). */
+  private symmetryOf(
+    slot: Slot,
+    backend: StorageBackend,
+    table: SideTable,
+    options: SideTableOptions,
+  ): NonNullable<Slot['symmetry']> {
+    if (slot.symmetry?.table === table) return slot.symmetry;
+    const symmetry: NonNullable<Slot['symmetry']> = { table, done: Promise.resolve(table), progress: 0 };
+    const report = (done: number) => (symmetry.progress = done);
+    symmetry.done = completeSymmetry(backend, table, report, options).then(
+      async (complete) => {
+        if (slot.symmetry === symmetry) slot.symmetry = undefined;
+        if (this.closed || slot.table !== table) {
+          await complete.close();
+          return complete;
+        }
+        slot.table = complete;
+        this.hold(backend, slot, complete);
+        this.letGo(table);
+        return complete;
+      },
+      (error: unknown) => {
+        if (slot.symmetry === symmetry) slot.symmetry = undefined;
+        throw error;
+      },
+    );
+    symmetry.done.catch(() => undefined);
+    slot.symmetry = symmetry;
+    return symmetry;
   }
 
   /** At most MOST_OPEN tables open: the least recently asked beyond are closed (and their slots forgotten). */
@@ -120,7 +170,7 @@ export class SideTables {
     let open = [...this.slots.values()].filter((s) => s.table !== undefined).length;
     for (const [backend, slot] of this.slots) {
       if (open <= MOST_OPEN) return;
-      if (slot.table === undefined || slot.pending !== undefined) continue;
+      if (slot.table === undefined || slot.pending !== undefined || slot.symmetry !== undefined) continue;
       this.slots.delete(backend);
       this.letGo(slot.table);
       open -= 1;
@@ -134,7 +184,8 @@ export class SideTables {
       leaving: false,
       holder: {
         files: TABLE_FILES,
-        busy: () => held.readers > 0,
+        // A table whose symmetry pass runs is read by the pass.
+        busy: () => held.readers > 0 || slot.symmetry?.table === table,
         close: () => {
           if (slot.table === table) {
             slot.table = undefined;
@@ -166,6 +217,8 @@ export class SideTables {
   async close(): Promise<void> {
     this.closed = true;
     this.stopping.abort();
+    // The symmetry passes stop at their next slice or range, and remove their files.
+    await Promise.all([...this.slots.values()].map((s) => s.symmetry?.done.catch(() => undefined)));
     const open = [...this.held.keys()];
     for (const held of this.held.values()) this.files.remove(held.holder);
     this.held.clear();
@@ -204,6 +257,25 @@ async function structuresSignature(backend: StorageBackend): Promise<string> {
 export function closing(): OptimadeError {
   const error = new OptimadeError(503, 'Service Unavailable', 'Quarry is shutting down; ask again shortly');
   return Object.assign(error, { retryAfter: RETRY_AFTER_S });
+}
+
+/** The table with its symmetry, if found before `deadline`; else 503 with Retry-After, and the pass goes on. */
+async function waitForSymmetry(
+  symmetry: NonNullable<Slot['symmetry']>,
+  count: number,
+  deadline: number,
+): Promise<SideTable> {
+  const outcome = await within(symmetry.done, Math.max(0, deadline - Date.now()));
+  if (outcome === undefined) {
+    const error = new OptimadeError(
+      503,
+      'Service Unavailable',
+      `the space groups of this source are still being computed (${symmetry.progress} of ${count} structures, once per source and data version); filters, sorts and response_fields on space_group_* and wyckoff_positions are answered once they are; ask again shortly`,
+    );
+    throw Object.assign(error, { retryAfter: RETRY_AFTER_S });
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /** The table once built, if that is before `deadline`; else 503 with Retry-After, and the build goes on. */

@@ -179,6 +179,18 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     return this.firstName;
   }
 
+  /**
+   * The source chosen to answer the plain `/optimade/v1/` and to be the OPTIMADE index's default child
+   * (`--optimade-default`, a sources file's `optimade_default`); none or one no longer served: the first.
+   */
+  optimadeDefault?: string;
+
+  get optimadeFirst(): string | undefined {
+    return this.optimadeDefault !== undefined && this.entries.has(this.optimadeDefault)
+      ? this.optimadeDefault
+      : this.firstName;
+  }
+
   has(name: string): boolean {
     return this.entries.has(name);
   }

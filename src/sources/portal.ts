@@ -18,6 +18,8 @@ export interface PortalOptions {
   /** Sources named one by one on the command line, opened on demand (archives at URLs). */
   specs?: readonly PortalSpec[];
   sourcesFile?: string;
+  /** `--optimade-default`: the source of the plain `/optimade/v1/`, before the sources file's `optimade_default`. */
+  optimadeDefault?: string;
   reserved: ReadonlySet<string>;
   /** Names already taken (sources opened at start, named on the command line). */
   taken: readonly string[];
@@ -46,6 +48,20 @@ export class Portal {
       this.options.reserved,
     );
     this.catalog.add(specs);
+    this.chooseOptimadeDefault(true);
+  }
+
+  /**
+   * The source of the plain `/optimade/v1/`: the command line's choice, else the sources file's. At start a name
+   * no source has is an error; later (a source removed) the first answers until it is back.
+   */
+  private chooseOptimadeDefault(atStart: boolean): void {
+    const name = this.options.optimadeDefault ?? this.file.optimadeDefault;
+    if (atStart && name !== undefined && !this.catalog.has(name))
+      throw new SourceNameError(
+        `${this.options.optimadeDefault === undefined ? `${this.options.sourcesFile}: optimade_default` : '--optimade-default'} names ${name}, which is not a source served; the sources: ${this.catalog.names().join(', ')}`,
+      );
+    this.catalog.optimadeDefault = name;
   }
 
   /** `atStart`: a folder with nothing to serve is most likely a wrong path, said at once. */
@@ -141,6 +157,7 @@ export class Portal {
     }
     this.options.log(`read ${file} again`);
     this.rescan();
+    this.chooseOptimadeDefault(false);
   }
 
   /** Scan the folders every `seconds` (0: never). */

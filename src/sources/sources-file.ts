@@ -1,6 +1,7 @@
 /**
  * `quarry serve --sources FILE`: a YAML file that names each source with its kind and settings.
  *
+ *   optimade_default: mc3d     # optional: the source of the plain /optimade/v1/ (default: the first)
  *   sources:
  *     - name: mc3d               # optional for archives and folders: the file name
  *       archive: /data/mc3d.aiida
@@ -48,6 +49,8 @@ const MAX_QUERY_TIMEOUT_S = 86_400;
 export interface SourcesFile {
   specs: PortalSpec[];
   folders: { folder: string; queryTimeout?: number }[];
+  /** `optimade_default: NAME`: the source of the plain `/optimade/v1/` (see docs/optimade.md). */
+  optimadeDefault?: string;
 }
 
 export function readSourcesFile(file: string): SourcesFile {
@@ -71,6 +74,12 @@ export function readSourcesFile(file: string): SourcesFile {
   }
   const base = dirname(resolve(file));
   const read: SourcesFile = { specs: [], folders: [] };
+  const optimadeDefault = (document as { optimade_default?: unknown }).optimade_default;
+  if (optimadeDefault !== undefined) {
+    if (typeof optimadeDefault !== 'string' || optimadeDefault === '')
+      throw new SourcesFileError(`${file}: optimade_default must be the name of a source`);
+    read.optimadeDefault = optimadeDefault;
+  }
   list.forEach((entry, i) => {
     const found = specsOf(entry, `${file}, source ${i + 1}`, base);
     if ('folder' in found) read.folders.push(found);
