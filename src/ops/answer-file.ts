@@ -49,6 +49,8 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
   // Reads of the file come from the page cache every process shares, not from a copy in this one.
   db.pragma(`mmap_size = ${capacityBytes * 2}`);
   db.pragma('cache_size = -2048');
+  // The serving thread waits for a lock synchronously: past a few milliseconds an answer is better not kept.
+  db.pragma('busy_timeout = 20');
   const get = db.prepare<[string], { body: Buffer; headers: string; used: number }>(
     'SELECT body, headers, used FROM kept_answers WHERE key = ?',
   );
