@@ -44,7 +44,7 @@ describe('OPTIMADE space groups on rich.aiida', () => {
 
   it("uses the explorer's default tolerance", () => {
     const view = readFileSync(new URL('../web/src/by-type/views/Symmetry.tsx', import.meta.url), 'utf8');
-    expect(Number(/useState\(([\d.e-]+)\)/.exec(view)?.[1])).toBe(SYMMETRY_TOLERANCE);
+    expect(Number(/DEFAULT_TOLERANCE = ([\d.e-]+)/.exec(view)?.[1])).toBe(SYMMETRY_TOLERANCE);
   });
 
   it('agrees with the explorer on every structure, and is null where no group is given', async () => {

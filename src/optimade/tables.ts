@@ -22,7 +22,7 @@ interface Slot {
   /** A build (or open) under way, for the version it is for. */
   pending?: { version: string; done: Promise<SideTable> };
   /** The symmetry pass of `table` under way, and the structures it has done. */
-  symmetry?: { table: SideTable; done: Promise<SideTable>; progress: number };
+  symmetry?: { table: SideTable; done: Promise<SideTable>; progress: number; running: boolean };
 }
 
 const RETRY_AFTER_S = 5;
@@ -41,6 +41,12 @@ interface Held {
   leaving: boolean;
   holder: FileHolder;
 }
+
+/**
+ * Symmetry passes run one after another in the process: each takes build threads and their files, and a portal
+ * under load would otherwise start one per source with structures at once (files and cores past any bound).
+ */
+let passes: Promise<unknown> = Promise.resolve();
 
 export class SideTables {
   private readonly slots = new Map<StorageBackend, Slot>();
@@ -141,9 +147,21 @@ export class SideTables {
     options: SideTableOptions,
   ): NonNullable<Slot['symmetry']> {
     if (slot.symmetry?.table === table) return slot.symmetry;
-    const symmetry: NonNullable<Slot['symmetry']> = { table, done: Promise.resolve(table), progress: 0 };
+    const symmetry: NonNullable<Slot['symmetry']> = {
+      table,
+      done: Promise.resolve(table),
+      progress: 0,
+      running: false,
+    };
     const report = (done: number) => (symmetry.progress = done);
-    symmetry.done = completeSymmetry(backend, table, report, options).then(
+    const run = async () => {
+      if (this.closed) throw closing();
+      // A table let go of (for room) while its pass waited needs none; a request opens it again.
+      if (slot.table !== table) throw symmetryPending(symmetry.progress, table.count);
+      symmetry.running = true;
+      return completeSymmetry(backend, table, report, options);
+    };
+    symmetry.done = passes.then(run, run).then(
       async (complete) => {
         if (slot.symmetry === symmetry) slot.symmetry = undefined;
         if (this.closed || slot.table !== table) {
@@ -161,6 +179,7 @@ export class SideTables {
       },
     );
     symmetry.done.catch(() => undefined);
+    passes = symmetry.done.catch(() => undefined);
     slot.symmetry = symmetry;
     return symmetry;
   }
@@ -170,7 +189,7 @@ export class SideTables {
     let open = [...this.slots.values()].filter((s) => s.table !== undefined).length;
     for (const [backend, slot] of this.slots) {
       if (open <= MOST_OPEN) return;
-      if (slot.table === undefined || slot.pending !== undefined || slot.symmetry !== undefined) continue;
+      if (slot.table === undefined || slot.pending !== undefined || slot.symmetry?.running) continue;
       this.slots.delete(backend);
       this.letGo(slot.table);
       open -= 1;
@@ -184,8 +203,8 @@ export class SideTables {
       leaving: false,
       holder: {
         files: TABLE_FILES,
-        // A table whose symmetry pass runs is read by the pass.
-        busy: () => held.readers > 0 || slot.symmetry?.table === table,
+        // A table whose symmetry pass runs is read by the pass (one waiting for its turn may be closed).
+        busy: () => held.readers > 0 || (slot.symmetry?.table === table && slot.symmetry.running),
         close: () => {
           if (slot.table === table) {
             slot.table = undefined;
@@ -266,16 +285,18 @@ async function waitForSymmetry(
   deadline: number,
 ): Promise<SideTable> {
   const outcome = await within(symmetry.done, Math.max(0, deadline - Date.now()));
-  if (outcome === undefined) {
-    const error = new OptimadeError(
-      503,
-      'Service Unavailable',
-      `the space groups of this source are still being computed (${symmetry.progress} of ${count} structures, once per source and data version); filters, sorts and response_fields on space_group_* and wyckoff_positions are answered once they are; ask again shortly`,
-    );
-    throw Object.assign(error, { retryAfter: RETRY_AFTER_S });
-  }
+  if (outcome === undefined) throw symmetryPending(symmetry.progress, count);
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
+}
+
+function symmetryPending(done: number, count: number): OptimadeError {
+  const error = new OptimadeError(
+    503,
+    'Service Unavailable',
+    `the space groups of this source are still being computed (${done} of ${count} structures, once per source and data version); filters, sorts and response_fields on space_group_* and wyckoff_positions are answered once they are; ask again shortly`,
+  );
+  return Object.assign(error, { retryAfter: RETRY_AFTER_S });
 }
 
 /** The table once built, if that is before `deadline`; else 503 with Retry-After, and the build goes on. */
