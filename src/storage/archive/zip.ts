@@ -147,17 +147,33 @@ async function indexEntries(
 ): Promise<ZipArchive> {
   const count = zip.entryCount;
   const positions = new Map<string, number>();
-  const localHeader = new Float64Array(count);
-  const compressedSize = new Float64Array(count);
-  const uncompressedSize = new Float64Array(count);
-  const method = new Uint16Array(count);
-  const checksum = new Uint32Array(count);
-  const encrypted = new Uint8Array(count);
+  // Sized for the files, not the entries: a legacy archive has two folder entries per node besides its files.
+  let capacity = Math.min(count, 1 << 16);
+  let localHeader = new Float64Array(capacity);
+  let compressedSize = new Float64Array(capacity);
+  let uncompressedSize = new Float64Array(capacity);
+  let method = new Uint16Array(capacity);
+  let checksum = new Uint32Array(capacity);
+  let encrypted = new Uint8Array(capacity);
+  const grow = () => {
+    capacity = Math.min(count, capacity * 2);
+    const wider = <T extends Float64Array | Uint16Array | Uint32Array | Uint8Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    localHeader = wider(localHeader, new Float64Array(capacity));
+    compressedSize = wider(compressedSize, new Float64Array(capacity));
+    uncompressedSize = wider(uncompressedSize, new Float64Array(capacity));
+    method = wider(method, new Uint16Array(capacity));
+    checksum = wider(checksum, new Uint32Array(capacity));
+    encrypted = wider(encrypted, new Uint8Array(capacity));
+  };
   await new Promise<void>((resolve, reject) => {
     let i = 0;
     zip.on('entry', (entry: yauzl.Entry) => {
       // Folder entries (`repo/`) hold nothing; leaving them out keeps `repo/` + '' from finding one.
       if (!entry.fileName.endsWith('/') && i < count) {
+        if (i === capacity) grow();
         positions.set(entry.fileName, i);
         localHeader[i] = entry.relativeOffsetOfLocalHeader;
         compressedSize[i] = entry.compressedSize;

@@ -79,7 +79,8 @@ export function createCopy(file: string): Copy {
   // A temporary file until it is complete (extract.ts renames it into place): no journal needed.
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -65536');
+  // 16 MiB: the stage and the copy are open together, and their page caches are most of a conversion's memory.
+  db.pragma('cache_size = -16384');
   db.exec(SCHEMA);
   return db;
 }

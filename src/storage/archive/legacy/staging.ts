@@ -30,7 +30,8 @@ export function openStage(file: string): Stage {
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -65536');
+  // 16 MiB: the stage and the copy are open together, and their page caches are most of a conversion's memory.
+  db.pragma('cache_size = -16384');
   db.exec(`
     CREATE TABLE node (pk INTEGER PRIMARY KEY, uuid TEXT, type TEXT, rec TEXT NOT NULL);
     CREATE TABLE entity (kind TEXT NOT NULL, pk INTEGER NOT NULL, rec TEXT NOT NULL, PRIMARY KEY (kind, pk));
