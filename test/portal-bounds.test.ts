@@ -53,7 +53,7 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
 
   it(
     'keeps open files bounded, answers every intact source 200, and gives memory back when the load stops',
-    { timeout: 120_000 },
+    { timeout: 150_000 },
     async () => {
       const { port } = serving;
       const pids = servingPids(serving);
@@ -63,6 +63,15 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
       for (let round = 0; round < 4; round++)
         for (const path of paths('set-000').concat(paths('set-001')))
           await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.arrayBuffer());
+      // A side table's space groups are found once it is opened, in threads that leave the process larger once
+      // (their code and heaps): each process runs such a pass before "before" too. Asked until answered.
+      for (let i = 0; i < 60; i++) {
+        const name = `set-00${i % 4}`;
+        const url = `http://127.0.0.1:${port}/${name}/optimade/v1/structures?response_fields=space_group_it_number`;
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (res.status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
       await new Promise((r) => setTimeout(r, 4_000));
       const before = new Map(pids.map((pid) => [pid, residentMb(pid)]));
       const filesBefore = new Map(pids.map((pid) => [pid, openFiles(pid)]));
@@ -96,9 +105,15 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
       );
       clearInterval(sampler);
 
-      // Memory after the load: each process idle, its sources closed after --idle-close, its heap collected.
-      await new Promise((r) => setTimeout(r, 10_000));
-      const after = new Map(pids.map((pid) => [pid, residentMb(pid)]));
+      // Memory after the load: each process idle, its sources closed after --idle-close, its heap collected. The
+      // load leaves work behind it (the space groups of the side tables it opened, found one table at a time), so
+      // memory is sampled until it is back, for 40 s at most.
+      const settled = Date.now();
+      let after = new Map<number, number>();
+      do {
+        await new Promise((r) => setTimeout(r, 2_000));
+        after = new Map(pids.map((pid) => [pid, residentMb(pid)]));
+      } while (Date.now() - settled < 40_000 && pids.some((pid) => after.get(pid)! > before.get(pid)! * 1.5));
       const report = pids.map((pid) => ({
         pid,
         files: { before: filesBefore.get(pid), most: mostFiles.get(pid), after: openFiles(pid) },
@@ -108,14 +123,16 @@ describe.skipIf(!existsSync(cli))('a portal under load with a low open-file limi
           after: Math.round(after.get(pid)!),
         },
       }));
-      console.log(JSON.stringify({ asked, statuses: Object.fromEntries(statuses), report }));
+      const settledMs = Date.now() - settled;
+      console.log(JSON.stringify({ asked, statuses: Object.fromEntries(statuses), report, settledMs }));
 
       expect(wrong).toEqual([]);
       expect(serving.stderr()).not.toMatch(/removed/);
       for (const pid of pids) {
         // What the process had open before, the budget, and the sockets and files of requests under way (a side
-        // table's build reads its source and writes its parts in threads of its own).
-        expect(mostFiles.get(pid)!).toBeLessThanOrEqual(filesBefore.get(pid)! + BUDGET + 24);
+        // table's build reads its source and writes its parts in threads of its own; its symmetry pass's files are
+        // in the budget).
+        expect(mostFiles.get(pid)!).toBeLessThanOrEqual(filesBefore.get(pid)! + BUDGET + 28);
         expect(after.get(pid)!).toBeLessThanOrEqual(before.get(pid)! * 1.5);
       }
       const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());

@@ -187,7 +187,8 @@ export async function fillSymmetry(
     });
     await copyFile(target, temp);
     const written = parts.filter((p) => existsSync(p));
-    if (compiled) {
+    // Finished in a thread (its index built there), unless the pass was kept in this one (a small table).
+    if (compiled && options.workers !== 0) {
       const finisher = running[0] ?? new BuildWorker({});
       if (running.length === 0) running.push(finisher);
       await finisher.call({ kind: 'finish-symmetry', target: temp, parts: written, version });

@@ -114,6 +114,9 @@ export async function openSideTable(
  * The table `table` with its symmetry found (side-symmetry.ts): written into a copy of its file, renamed over
  * it, and opened. A restart finds a file whose symmetry is pending, and its pass is run again from the start.
  */
+/** Structures up to which the symmetry pass runs in the serving thread. */
+const SMALL_PASS = 2_000;
+
 export async function completeSymmetry(
   backend: StorageBackend,
   table: SideTable,
@@ -122,7 +125,10 @@ export async function completeSymmetry(
 ): Promise<SideTable> {
   const temp = `${table.file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await fillSymmetry(backend, table.file, temp, table.version, progress, options);
+    // A small table's pass is quicker in slices of the serving thread than in threads started for it, which
+    // also leave the process larger for good (their heaps and the symmetry code loaded in each).
+    const workers = options.workers ?? (table.count < SMALL_PASS ? 0 : undefined);
+    await fillSymmetry(backend, table.file, temp, table.version, progress, { ...options, workers });
     await rename(temp, table.file);
   } catch (error) {
     await rm(temp, { force: true });

@@ -34,6 +34,8 @@ const RETRY_AFTER_S = 5;
 const MOST_OPEN = 8;
 /** Files an open table keeps in this process: the connection quick statements run on. */
 const TABLE_FILES = 1;
+/** Files a running symmetry pass keeps: each of its two threads reads the source and writes a part file. */
+const PASS_FILES = 6;
 
 interface Held {
   readers: number;
@@ -159,7 +161,14 @@ export class SideTables {
       // A table let go of (for room) while its pass waited needs none; a request opens it again.
       if (slot.table !== table) throw symmetryPending(symmetry.progress, table.count);
       symmetry.running = true;
-      return completeSymmetry(backend, table, report, options);
+      // Its files count in the budget while it runs, which closes idle tables and sources to make room.
+      const holder: FileHolder = { files: PASS_FILES, busy: () => true, close: () => undefined };
+      this.files.add(holder);
+      try {
+        return await completeSymmetry(backend, table, report, options);
+      } finally {
+        this.files.remove(holder);
+      }
     };
     symmetry.done = passes.then(run, run).then(
       async (complete) => {
