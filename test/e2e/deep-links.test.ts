@@ -4,41 +4,26 @@
  * the layout holds on a phone: band-plot tick labels readable, numbers and badges never broken across lines, a
  * CIF's space group found and the file's own labelled as declared.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { browserMissing, richExplorer, watchedPage, type ApiNode } from './support.js';
 
 const missing = browserMissing();
 const PHONE = { width: 390, height: 844 };
 
 describe.skipIf(missing !== undefined)('deep links and phone layout (rich archive)', () => {
-  let served: Awaited<ReturnType<typeof serveExplorer>>;
-  let browser: Browser;
+  const rich = richExplorer();
 
-  beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    served?.stop();
-  });
-
-  const first = async (fullType: string, extra = '') =>
-    (
-      await served.api<{ nodes: ApiNode[] }>(
-        `/nodes/?full_type=${encodeURIComponent(`"${fullType}"`)}&orderby=id&limit=50${extra}`,
-      )
-    ).data.nodes;
+  const first = (fullType: string, extra = '') => rich.nodesOfType(fullType, extra, 50);
   const param = (page: Page, name: string) => new URL(page.url()).searchParams.get(name);
 
   it("a structure's supercell and tolerance are in the address and come back on reload", async () => {
     const [si] = (await first('data.core.structure.StructureData.|')).filter((n) => n.label === 'Si diamond');
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/nodes/${si!.uuid}`);
+      await page.goto(`${rich.served.base}/nodes/${si!.uuid}`);
       const number = page.getByTestId('space-group-number');
       await expect.poll(() => number.textContent(), { timeout: 20_000 }).toBe('227');
       await page.getByLabel('Tolerance').selectOption('0.01');
@@ -73,10 +58,10 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
 
   it("a band plot's zoom and reference energy are in the address; its tick labels are readable on a phone", async () => {
     const [bands] = await first('data.core.array.bands.BandsData.|');
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+      await page.goto(`${rich.served.base}/nodes/${bands!.uuid}`);
       const plot = page.locator('[data-testid="bands-plot"]');
       await plot.waitFor({ timeout: 20_000 });
       // Readable tick labels: 11 px or more on the screen of a phone.
@@ -128,10 +113,10 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
     const [calc] = await first(
       'process.calculation.calcjob.CalcJobNode.|aiida.calculations:quantumespresso.pw',
     );
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/nodes/${calc!.uuid}`);
+      await page.goto(`${rich.served.base}/nodes/${calc!.uuid}`);
       const input = page.locator('[data-testid="input-files"]');
       const file = input.locator('button.file').first();
       await file.waitFor({ timeout: 20_000 });
@@ -145,7 +130,7 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
       await input.locator(`section.preview[aria-label="Preview of ${name}"]`).waitFor();
 
       // The node's own repository files, in the folded Files part: the address opens it again.
-      await page.goto(`${served.base}/nodes/${calc!.uuid}#files`);
+      await page.goto(`${rich.served.base}/nodes/${calc!.uuid}#files`);
       const files = page.locator('#files');
       const repoFile = files.locator('button.file').first();
       await repoFile.waitFor({ timeout: 20_000 });
@@ -165,14 +150,14 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
 
   it('a report badge stays one word on a phone', async () => {
     const calcs = await first('process.%|%');
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
       let checked = 0;
       for (const calc of calcs) {
-        const { data } = await served.api<{ logs: unknown[] }>(`/processes/${calc.uuid}/report/`);
+        const { data } = await rich.served.api<{ logs: unknown[] }>(`/processes/${calc.uuid}/report/`);
         if (data.logs.length === 0) continue;
-        await page.goto(`${served.base}/nodes/${calc.uuid}`);
+        await page.goto(`${rich.served.base}/nodes/${calc.uuid}`);
         const badge = page.locator('[data-testid="report"] .bt-log-level').first();
         await badge.waitFor({ timeout: 20_000 });
         const lines = await badge.evaluate((b) => b.getClientRects().length);
@@ -196,11 +181,11 @@ describe.skipIf(missing !== undefined)('deep links and phone layout (rich archiv
       'data.core.cif.CifData.|',
       '&attributes=true&attributes_filter=spacegroup_numbers',
     );
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
       for (const cif of cifs.slice(0, 3)) {
-        await page.goto(`${served.base}/nodes/${cif.uuid}`);
+        await page.goto(`${rich.served.base}/nodes/${cif.uuid}`);
         const number = page.getByTestId('space-group-number');
         await expect.poll(() => number.textContent(), { timeout: 20_000 }).toMatch(/^\d+$/);
         const declared = page.getByTestId('space-group-declared');

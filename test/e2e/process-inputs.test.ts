@@ -4,18 +4,9 @@
  * first screen, above the graph); the Inputs table lists the code with its computer, the structure with its
  * formula, the parameters unfolded, the k-point mesh and the pseudopotentials by element, each as the API has it.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import {
-  browserMissing,
-  launchBrowser,
-  screenshot,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { browserMissing, richExplorer, screenshot, watchedPage, type ApiNode } from './support.js';
 
 const missing = browserMissing();
 const PHONE = { width: 390, height: 844 };
@@ -24,26 +15,13 @@ const DESKTOP = { width: 1366, height: 900 };
 type Linked = ApiNode & { link_label: string; link_type: string; attributes?: Record<string, unknown> };
 
 describe.skipIf(missing !== undefined)('process inputs and state (rich archive)', () => {
-  let served: Awaited<ReturnType<typeof serveExplorer>>;
-  let browser: Browser;
+  const rich = richExplorer();
 
-  beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    served?.stop();
-  });
-
-  const firstOfType = async (fullType: string, extra = '') =>
-    (
-      await served.api<{ nodes: (ApiNode & { attributes?: Record<string, unknown> })[] }>(
-        `/nodes/page/1/?perpage=400&orderby=id&full_type=${encodeURIComponent(`"${fullType}"`)}${extra}`,
-      )
-    ).data.nodes;
+  const firstOfType = (fullType: string, extra = '') =>
+    rich.nodesOfType<ApiNode & { attributes?: Record<string, unknown> }>(fullType, extra);
 
   async function computerLabelOf(codeId: number): Promise<string> {
-    const response = await fetch(`${served.base}/api/v4/querybuilder/`, {
+    const response = await fetch(`${rich.served.base}/api/v4/querybuilder/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -67,7 +45,7 @@ describe.skipIf(missing !== undefined)('process inputs and state (rich archive)'
         'process.calculation.calcjob.CalcJobNode.|aiida.calculations:quantumespresso.pw',
       );
       const incoming = (
-        await served.api<{ incoming: Linked[] }>(`/nodes/${calc!.uuid}/links/incoming/?attributes=true`)
+        await rich.served.api<{ incoming: Linked[] }>(`/nodes/${calc!.uuid}/links/incoming/?attributes=true`)
       ).data.incoming;
       const code = incoming.find((l) => l.link_label === 'code')!;
       const structure = incoming.find((l) => l.link_label === 'structure')!;
@@ -75,16 +53,16 @@ describe.skipIf(missing !== undefined)('process inputs and state (rich archive)'
       const kpoints = incoming.find((l) => l.link_label === 'kpoints')!;
       const pseudos = incoming.filter((l) => l.node_type.startsWith('data.core.upf.'));
       const formula = (
-        await served.api<{ derived_properties: { formula: string } }>(
+        await rich.served.api<{ derived_properties: { formula: string } }>(
           `/nodes/${structure.uuid}/contents/derived_properties/`,
         )
       ).data.derived_properties.formula;
       const computer = await computerLabelOf(code.id);
 
-      const watched = await watchedPage(browser, { viewport });
+      const watched = await watchedPage(rich.browser, { viewport });
       const { page } = watched;
       try {
-        await page.goto(`${served.base}/nodes/${calc!.uuid}`);
+        await page.goto(`${rich.served.base}/nodes/${calc!.uuid}`);
         // The summary: state, then the code on its computer, before the graph, on the first screen.
         const state = page.locator('[data-testid="summary-state"]');
         await state.waitFor({ timeout: 20_000 });
@@ -166,10 +144,10 @@ describe.skipIf(missing !== undefined)('process inputs and state (rich archive)'
     );
     expect(failed).toBeDefined();
     const { exit_status: status, exit_message: message } = failed!.attributes!;
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/nodes/${failed!.uuid}`);
+      await page.goto(`${rich.served.base}/nodes/${failed!.uuid}`);
       const exit = page.locator('[data-testid="summary-exit"]');
       await exit.waitFor({ timeout: 20_000 });
       expect((await exit.textContent())?.trim()).toBe(`exit code ${status}: ${message}`);

@@ -119,8 +119,20 @@ describe.each(SOURCES)('the provenance graph (rich data as $name)', ({ name, ski
   /** A click on a node shows its details; its Expand adds its neighbours. */
   const clickAndExpand = async (page: Page, uuid: string) => {
     const before = await settled(page);
-    await clickNode(page, uuid);
-    await expect.poll(() => details(page).getAttribute('data-uuid'), { timeout: 15_000 }).toBe(uuid);
+    // Clicked again (a second apart, so never a double click) while the details name another node: a click that
+    // lands while the view still moves (a late answer redrawing a box on a busy machine) misses its node.
+    await expect
+      .poll(
+        async () => {
+          const shown = await details(page)
+            .getAttribute('data-uuid', { timeout: 500 })
+            .catch(() => null);
+          if (shown !== uuid) await clickNode(page, uuid);
+          return shown;
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toBe(uuid);
     await details(page).getByRole('button', { name: 'Expand' }).click();
     await expect.poll(() => page.locator('[data-testid="graph-nodes"] li').count()).toBeGreaterThan(before);
     return settled(page);

@@ -4,30 +4,19 @@
  * formula (answered by the source's OPTIMADE endpoint); band structures listed with the formula of the structure
  * they were computed for; `/nodes/<pk>` opening the node of that pk.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
-import { richFile } from '../conformance/corpus.js';
+import { browserMissing, richExplorer, watchedPage, type ApiNode } from './support.js';
 
 const missing = browserMissing();
 const PHONE = { width: 390, height: 844 };
 
 describe.skipIf(missing !== undefined)('science-first navigation (rich archive)', () => {
-  let served: Awaited<ReturnType<typeof serveExplorer>>;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    served?.stop();
-  });
+  const rich = richExplorer();
 
   const optimade = async (filter: string) => {
     const response = await fetch(
-      `${served.base}/optimade/v1/structures?filter=${encodeURIComponent(filter)}&page_limit=400&response_fields=_quarry_pk`,
+      `${rich.served.base}/optimade/v1/structures?filter=${encodeURIComponent(filter)}&page_limit=400&response_fields=_quarry_pk`,
     );
     const body = (await response.json()) as { data: { id: string }[]; meta: { data_returned: number } };
     return { ids: body.data.map((d) => d.id).sort(), total: body.meta.data_returned };
@@ -40,12 +29,12 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
   };
 
   it('the home page counts structures, band structures, workflows and failed processes, and each opens its list', async () => {
-    const { data: stats } = await served.api<{ types: Record<string, number> }>('/nodes/statistics/');
+    const { data: stats } = await rich.served.api<{ types: Record<string, number> }>('/nodes/statistics/');
     const sum = (prefix: string) =>
       Object.entries(stats.types).reduce((n, [t, c]) => (t.startsWith(prefix) ? n + c : n), 0);
     const processes: (ApiNode & { attributes?: Record<string, unknown> })[] = [];
     for (let pageNo = 1; ; pageNo++) {
-      const { data, total } = await served.api<{
+      const { data, total } = await rich.served.api<{
         nodes: (ApiNode & { attributes?: Record<string, unknown> })[];
       }>(
         `/nodes/page/${pageNo}/?perpage=400&orderby=id&full_type=${encodeURIComponent('"process.%|%"')}&attributes=true&attributes_filter=process_state,exit_status`,
@@ -60,10 +49,10 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
     );
     expect(failed.length).toBeGreaterThan(0);
 
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/`);
+      await page.goto(`${rich.served.base}/`);
       const figure = (name: string) => page.locator(`[data-figure="shortcut-${name}"]`);
       await expect
         .poll(() => figure('failed').textContent(), { timeout: 20_000 })
@@ -84,7 +73,7 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
         .poll(() => page.locator('[data-figure="list-total"]').textContent())
         .toContain(`${failed.length} nodes`);
       // Band structures: the shortcut opens their list, each row with the formula of its structure.
-      await page.goto(`${served.base}/`);
+      await page.goto(`${rich.served.base}/`);
       await page.locator('.shortcuts a', { hasText: 'Band structures' }).click();
       await expect
         .poll(() => page.locator('[data-figure="list-total"]').textContent())
@@ -97,34 +86,35 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
 
   it('band structure rows show the formula of the structure they were computed for', async () => {
     const bands = (
-      await served.api<{ nodes: ApiNode[] }>(
+      await rich.served.api<{ nodes: ApiNode[] }>(
         `/nodes/page/1/?perpage=50&orderby=-ctime,id&full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}`,
       )
     ).data.nodes;
     const expected = new Map<string, string>();
     for (const b of bands) {
       const { incoming } = (
-        await served.api<{ incoming: (ApiNode & { link_type: string })[] }>(
+        await rich.served.api<{ incoming: (ApiNode & { link_type: string })[] }>(
           `/nodes/${b.uuid}/links/incoming/`,
         )
       ).data;
       const creator = incoming.find((l) => l.link_type === 'create');
       if (!creator) continue;
-      const inputs = (await served.api<{ incoming: ApiNode[] }>(`/nodes/${creator.uuid}/links/incoming/`))
-        .data.incoming;
+      const inputs = (
+        await rich.served.api<{ incoming: ApiNode[] }>(`/nodes/${creator.uuid}/links/incoming/`)
+      ).data.incoming;
       const structure = inputs.find((n) => n.node_type.startsWith('data.core.structure.'));
       if (!structure) continue;
-      const { data } = await served.api<{ derived_properties: { formula: string } }>(
+      const { data } = await rich.served.api<{ derived_properties: { formula: string } }>(
         `/nodes/${structure.uuid}/contents/derived_properties/`,
       );
       expected.set(b.uuid, data.derived_properties.formula);
     }
     expect(expected.size).toBeGreaterThan(0);
-    const watched = await watchedPage(browser);
+    const watched = await watchedPage(rich.browser);
     const { page } = watched;
     try {
       await page.goto(
-        `${served.base}/nodes?type=${encodeURIComponent('data.core.array.bands.BandsData.|')}&perpage=50`,
+        `${rich.served.base}/nodes?type=${encodeURIComponent('data.core.array.bands.BandsData.|')}&perpage=50`,
       );
       const cells = page.locator('table.nodes tbody tr [data-field="computed-for"] .formula');
       await expect.poll(() => cells.count(), { timeout: 20_000 }).toBe(expected.size);
@@ -143,7 +133,7 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
   });
 
   it('the node list filters structures by elements, number of elements and formula, as OPTIMADE finds them', async () => {
-    const watched = await watchedPage(browser, { viewport: PHONE });
+    const watched = await watchedPage(rich.browser, { viewport: PHONE });
     const { page } = watched;
     try {
       const cases = [
@@ -158,14 +148,14 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
       for (const c of cases) {
         const found = await optimade(c.filter);
         expect(found.total).toBeGreaterThan(0);
-        await page.goto(`${served.base}/nodes?${c.params}&perpage=200`);
+        await page.goto(`${rich.served.base}/nodes?${c.params}&perpage=200`);
         await expect
           .poll(() => page.locator('[data-figure="list-total"]').textContent(), { timeout: 20_000 })
           .toContain(`${found.total} nodes`);
         expect(await shownUuids(page)).toEqual(found.ids);
       }
       // The form sets them too, and they stay in the address.
-      await page.goto(`${served.base}/nodes`);
+      await page.goto(`${rich.served.base}/nodes`);
       await page.locator('input[name="elements"]').fill('Al Se');
       await page.locator('input[name="nelements"]').fill('2');
       await page.locator('form.filters button[type="submit"]').click();
@@ -184,19 +174,19 @@ describe.skipIf(missing !== undefined)('science-first navigation (rich archive)'
 
   it('/nodes/<pk> opens the node of that pk, and a pk no node has says so', async () => {
     const [node] = (
-      await served.api<{ nodes: ApiNode[] }>(
+      await rich.served.api<{ nodes: ApiNode[] }>(
         `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent('"data.core.structure.StructureData.|"')}`,
       )
     ).data.nodes;
-    const watched = await watchedPage(browser);
+    const watched = await watchedPage(rich.browser);
     const { page } = watched;
     try {
-      await page.goto(`${served.base}/nodes/${node!.id}`);
+      await page.goto(`${rich.served.base}/nodes/${node!.id}`);
       await page.locator('[data-field="uuid"]').waitFor({ timeout: 20_000 });
       expect(await page.locator('[data-field="uuid"]').textContent()).toBe(node!.uuid);
       expect(await page.locator('[data-field="pk"]').textContent()).toBe(String(node!.id));
       watched.expect(/\/nodes\/999999999\//, 404);
-      await page.goto(`${served.base}/nodes/999999999`);
+      await page.goto(`${rich.served.base}/nodes/999999999`);
       await page.getByText('No node with the pk or UUID').waitFor({ timeout: 20_000 });
       expect(watched.problems).toEqual([]);
     } finally {

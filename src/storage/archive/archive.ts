@@ -9,7 +9,6 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { defaultCacheDir } from '../cache-dir.js';
 import type { ProgressCallback } from '../observe.js';
-import { SqlitePool } from '../sqlite-pool.js';
 import {
   StorageOpenError,
   type Database,
@@ -18,6 +17,7 @@ import {
   type RepositoryObject,
   type StorageBackend,
 } from '../types.js';
+import { openCopy } from './copy-pool.js';
 import { extractDatabase } from './extract.js';
 import { openLegacyArchive } from './legacy/open.js';
 import { isTarFile } from './legacy/tar-unpack.js';
@@ -82,20 +82,12 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     }
     const cacheDir = options.cacheDir ?? defaultCacheDir();
     const dbFile = await extractDatabase(zip, cacheDir, options.onExtractProgress, options.extractWaitMs);
-    try {
-      db = await SqlitePool.open(dbFile, {
-        size: options.workers,
-        timeoutMs: options.queryTimeoutMs,
-        maxWaiting: options.maxWaiting,
-        memoryMb: options.queryMemoryMb,
-        shared: options.sharedProcesses,
-        unchanging: true,
-      });
-    } catch (error) {
-      throw new StorageOpenError(
-        `${zip.file}: its database cannot be read (${oneLine((error as Error).message)}); if the archive is fine, delete ${dbFile} and start again`,
-      );
-    }
+    db = await openCopy(
+      dbFile,
+      options,
+      (reason) =>
+        `${zip.file}: its database cannot be read (${reason}); if the archive is fine, delete ${dbFile} and start again`,
+    );
     const backend = { ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)), cacheDir };
     if (watch === undefined) return backend;
     return {

@@ -9,9 +9,9 @@ import { rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../../cache-dir.js';
 import type { ProgressCallback } from '../../observe.js';
-import { SqlitePool } from '../../sqlite-pool.js';
-import { StorageOpenError, type Database, type QuerySettings, type StorageBackend } from '../../types.js';
+import { StorageOpenError, type QuerySettings, type StorageBackend } from '../../types.js';
 import { sourcePath } from '../copy-sources.js';
+import { openCopy } from '../copy-pool.js';
 import { cachedCopy, type CopyRecipe } from '../extract.js';
 import { keptSummary } from '../kept-summaries.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from '../zip.js';
@@ -50,21 +50,11 @@ export async function openLegacyArchive(
   const copy = await cachedCopy(recipe, cacheDir, options.onExtractProgress, options.extractWaitMs);
   const { metadata, warnings } = readKept(copy, file);
   if (recipe.converted) for (const w of warnings) (options.onWarning ?? warn)(`${file}: ${w}`);
-  let db: Database | undefined;
-  try {
-    db = await SqlitePool.open(copy, {
-      size: options.workers,
-      timeoutMs: options.queryTimeoutMs,
-      maxWaiting: options.maxWaiting,
-      memoryMb: options.queryMemoryMb,
-      shared: options.sharedProcesses,
-      unchanging: true,
-    });
-  } catch (error) {
-    throw new StorageOpenError(
-      `${file}: its converted database cannot be read (${oneLine((error as Error).message)}); delete ${copy} and start again`,
-    );
-  }
+  const opened = await openCopy(
+    copy,
+    options,
+    (reason) => `${file}: its converted database cannot be read (${reason}); delete ${copy} and start again`,
+  );
   const repository = legacyRepository(
     copy,
     files === undefined ? { zip: (source as { zip: ZipArchive }).zip } : { folder: files(copy) },
@@ -73,7 +63,6 @@ export async function openLegacyArchive(
     .update(`${recipe.origin.size}\0${recipe.fingerprint}`)
     .digest('base64url')
     .slice(0, 32);
-  const opened = db;
   let closed = false;
   return {
     name: nameOf(file),
