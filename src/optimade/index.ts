@@ -21,6 +21,7 @@ import {
 import { indexInfo, indexLinks, sourceInfo, sourceLinks, structuresInfo, VERSIONS_CSV } from './info.js';
 import { readParams, responseFields, type Endpoint } from './params.js';
 import { listStructures, oneStructure, prepareListing, readsSymmetry } from './structures.js';
+import type { SideTable } from './side-table.js';
 import { closing, SideTables } from './tables.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
@@ -64,6 +65,29 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     return { deadline: Date.now() + limitMs, limitMs };
   };
 
+  /**
+   * `read` on the side table of the request's source, within the request's time limit. An answer made before the
+   * table's symmetry is found is not the one the same request gets after it, so it gets no tag.
+   */
+  const readTable = <T>(
+    request: FastifyRequest,
+    needsSymmetry: boolean,
+    read: (table: SideTable, backend: StorageBackend, b: ReturnType<typeof budget>) => Promise<T>,
+  ): Promise<T> => {
+    const b = budget(request);
+    const backend = sourceOf(ctx, request);
+    return tables.read(
+      backend,
+      b.deadline,
+      b.limitMs,
+      (table) => {
+        if (table.symmetry !== 'complete') markUntaggable(request);
+        return read(table, backend, b);
+      },
+      needsSymmetry,
+    );
+  };
+
   const versions = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.type('text/csv; header=present').send(VERSIONS_CSV);
   app.get('/optimade/versions', versions);
@@ -77,34 +101,15 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     route(`${base}/links`, 'listing', (_r, place, params) => sourceLinks(place, params));
     route(`${base}/structures`, 'listing', async (request, place, params) => {
       const prepared = prepareListing(params);
-      const b = budget(request);
-      const backend = sourceOf(ctx, request);
-      return tables.read(
-        backend,
-        b.deadline,
-        b.limitMs,
-        (table) => {
-          // An answer without the symmetry is not the one the same request gets once it is found.
-          if (table.symmetry !== 'complete') markUntaggable(request);
-          return listStructures(ctx, place, backend, table, params, prepared, b);
-        },
-        prepared.needsSymmetry,
+      return readTable(request, prepared.needsSymmetry, (table, backend, b) =>
+        listStructures(ctx, place, backend, table, params, prepared, b),
       );
     });
     route(`${base}/structures/:id`, 'entry', async (request, place, params) => {
       const fields = responseFields(params.get('response_fields'));
-      const b = budget(request);
-      const backend = sourceOf(ctx, request);
       const id = (request.params as { id: string }).id;
-      return tables.read(
-        backend,
-        b.deadline,
-        b.limitMs,
-        (table) => {
-          if (table.symmetry !== 'complete') markUntaggable(request);
-          return oneStructure(ctx, place, backend, table, id, fields, b);
-        },
-        readsSymmetry(fields ?? []),
+      return readTable(request, readsSymmetry(fields ?? []), (table, backend, b) =>
+        oneStructure(ctx, place, backend, table, id, fields, b),
       );
     });
     route(`/optimade/index/${version}/info`, 'other', (_r, place) => indexInfo(place, ctx));
