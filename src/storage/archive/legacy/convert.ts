@@ -11,7 +11,7 @@ import { parseExact, toJson } from './exact-json.js';
 import { LegacyArchiveError, MAX_METADATA_BYTES } from './limits.js';
 import { stageData } from './read-data.js';
 import { stageFiles, stageRepositoryMetadata } from './repository.js';
-import { createCopy, finishCopy, inserter, type Copy } from './sqlite-copy.js';
+import { createCopy, finishCopy, inserter, NODE_UUID_INDEX, type Copy } from './sqlite-copy.js';
 import { indexStage, openStage, type Stage } from './staging.js';
 import { copyLinks, writeLinks, writeMembers } from './links-groups.js';
 import { nodeSql } from './node-sql.js';
@@ -125,6 +125,7 @@ function writeRows(stage: Stage, stageFile: string, copy: Copy, minor: number, n
   try {
     writeEntities(stage, copy, minor, now);
     warnings.push(...writeNodes(stage, copy, minor, now));
+    copy.exec(NODE_UUID_INDEX);
     warnings.push(...(minor < 4 ? writeLinks(stage, copy, minor) : copyLinks(copy, minor)));
     warnings.push(...writeMembers(stage, copy));
     writeDependents(stage, copy, now);
@@ -225,7 +226,7 @@ function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): strin
       `SELECT n.pk, n.uuid, n.rec, a.rec AS attrs, e.rec AS extras, ac.rec AS aconv, ec.rec AS econv, r.meta
        FROM node n LEFT JOIN node_attributes a USING (pk) LEFT JOIN node_extras e USING (pk)
        LEFT JOIN node_attributes_conversion ac USING (pk) LEFT JOIN node_extras_conversion ec USING (pk)
-       LEFT JOIN repo r ON r.uuid = n.uuid
+       LEFT JOIN repo r ON r.pk = n.pk
        ORDER BY n.pk`,
     )
     .iterate() as Iterable<StagedNode>;

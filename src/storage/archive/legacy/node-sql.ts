@@ -38,6 +38,6 @@ export function nodeSql(minor: number): string {
     FROM stage.node n
     LEFT JOIN stage.node_attributes a ON a.pk = n.pk
     LEFT JOIN stage.node_extras e ON e.pk = n.pk
-    LEFT JOIN stage.repo r ON r.uuid = n.uuid
+    LEFT JOIN stage.repo r ON r.pk = n.pk
     ORDER BY n.pk`;
 }

@@ -39,7 +39,8 @@ export function openStage(file: string): Stage {
     CREATE TABLE link (seq INTEGER PRIMARY KEY, rec TEXT NOT NULL);
     CREATE TABLE member (seq INTEGER PRIMARY KEY, grp TEXT, node TEXT);
     CREATE TABLE file (seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, path TEXT NOT NULL, key TEXT);
-    CREATE TABLE repo (uuid TEXT PRIMARY KEY, meta TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE repo_by_uuid (uuid TEXT NOT NULL, meta TEXT NOT NULL);
+    CREATE TABLE repo (pk INTEGER PRIMARY KEY, meta TEXT NOT NULL);
   `);
   return db;
 }
