@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
@@ -232,3 +233,41 @@ describe('legacy archives written here', () => {
 if (!legacyPresent()) console.log(legacySkipLine());
 
 const CENTRAL = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
+describe('legacy tarballs in a portal folder', () => {
+  it('are found by a folder scan, named as .aiida files are, and other tarballs are not', async () => {
+    const folder = tempDir();
+    await writeLegacyTarGz(join(folder, 'paper 2019.tar.gz'), tinyEntries(dataText()));
+    mkdirSync(join(folder, 'nested'));
+    await writeLegacyTarGz(join(folder, 'nested', 'old.tgz'), tinyEntries(dataText()));
+    // A tarball of something else (a disk-objectstore container, say), and a gzip that is no tar at all.
+    await writeLegacyTarGz(join(folder, 'container.tar.gz'), { 'loose/ab/cdef': 'x', 'config.json': '{}' });
+    writeFileSync(join(folder, 'notes.tar.gz'), gzipSync(Buffer.from('not a tar')));
+    writeFileSync(
+      join(folder, 'truncated.tgz'),
+      readFileSync(join(folder, 'paper 2019.tar.gz')).subarray(0, 5),
+    );
+    const found = scanFolders([folder]);
+    expect(found.map((s) => [s.name, s.kind])).toEqual([
+      ['old', 'archive'],
+      ['paper-2019', 'archive'],
+    ]);
+    const catalog = new SourceCatalog(sourceOpener({ cacheDir: tempDir('quarry-cache-') }), { maxOpen: 4 });
+    catalog.add(found);
+    const app = await buildApp({ catalog });
+    try {
+      for (const name of ['old', 'paper-2019']) {
+        const nodes = await app.inject({ url: `/${name}/api/v4/nodes/` });
+        expect(nodes.statusCode).toBe(200);
+        expect(nodes.json().data.nodes).toHaveLength(3);
+      }
+      const index = await app.inject({ url: '/sources/' });
+      expect(index.json().sources).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'old', export_version: '0.13' })]),
+      );
+    } finally {
+      await app.close();
+      await catalog.close();
+    }
+  });
+});
