@@ -87,6 +87,8 @@ export function createCopy(file: string): Copy {
   db.pragma('synchronous = OFF');
   // 16 MiB: the stage and the copy are open together, and their page caches are most of a conversion's memory.
   db.pragma('cache_size = -16384');
+  // Sorts (indexes made, ORDER BY) spill to a file past the page cache instead of growing in memory.
+  db.pragma('temp_store = FILE');
   db.exec(SCHEMA);
   return db;
 }

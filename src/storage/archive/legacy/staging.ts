@@ -32,6 +32,8 @@ export function openStage(file: string): Stage {
   db.pragma('synchronous = OFF');
   // 16 MiB: the stage and the copy are open together, and their page caches are most of a conversion's memory.
   db.pragma('cache_size = -16384');
+  // Sorts (indexes made, ORDER BY) spill to a file past the page cache instead of growing in memory.
+  db.pragma('temp_store = FILE');
   db.exec(`
     CREATE TABLE node (pk INTEGER PRIMARY KEY, uuid TEXT, type TEXT, rec TEXT NOT NULL);
     CREATE TABLE entity (kind TEXT NOT NULL, pk INTEGER NOT NULL, rec TEXT NOT NULL, PRIMARY KEY (kind, pk));
