@@ -204,6 +204,7 @@ interface StagedNode {
   meta: string | null;
 }
 
+/** Nodes before 0.7 record by record: their attributes are rewritten (datetimes, legacy process states). */
 function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): string[] {
   if (minor >= 7) return copyNodes(copy, minor, now);
   const insert = inserter(copy, 'db_dbnode', [
@@ -232,8 +233,6 @@ function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): strin
     .iterate() as Iterable<StagedNode>;
   let withoutAttributes = 0;
   const active: string[] = [];
-  // Older versions' attributes are rewritten in JavaScript (their datetimes, legacy process states).
-
   for (const node of rows) {
     const rec = JSON.parse(node.rec) as Rec;
     let attributes: string | null = node.attrs;
