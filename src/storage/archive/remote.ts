@@ -48,7 +48,11 @@ export async function openRemoteZip(url: string): Promise<RemoteZip | RemoteTar>
     if (error instanceof RemoteArchiveError) throw error;
     // The reader was closed with the zip; a new one reads the head (and, converted, the whole file).
     const tar = new HttpReader(url, version, tail);
-    if (await startsAsTar(tar, version.size)) return { tar, origin };
+    const isTar = await startsAsTar(tar, version.size);
+    // Ends its indexing: the tail and the window read ahead for a zip's directory are let go.
+    tar.fingerprint();
+    tar.indexing = false;
+    if (isTar) return { tar, origin };
     throw new StorageOpenError(zipProblem(shown, error));
   }
 }
