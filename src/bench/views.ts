@@ -5,11 +5,13 @@
  * in it is loading any more; `--search S` times a chemical search (`SiO2`, `Si O`) through the source's OPTIMADE
  * endpoint on an archive of S structures. Target (issue 27): first content within 1 s at 10^6 nodes.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { defaultCacheDir } from '../storage/index.js';
+import { BENCH_KEPT_FILE } from './backend.js';
 import { child } from './child.js';
 import { structuresArchive } from './optimade-data.js';
 import { launchChromium } from './page-load.js';
@@ -302,6 +304,10 @@ async function withServer<T>(
   measure: (base: string, browser: Browser) => Promise<T>,
 ): Promise<T> {
   const here = fileURLToPath(new URL('.', import.meta.url));
+  // As `quarry serve` does: answers kept once for the machine, in a file every serving process opens (else each
+  // process would answer the unmeasured visit's costly questions again in a measured one).
+  const temp = mkdtempSync(join(tmpdir(), 'quarry-views-'));
+  process.env[BENCH_KEPT_FILE] = join(temp, 'kept.sqlite');
   const server = await child([join(here, 'serve-bench.js'), String(processes), file]);
   const base = `http://127.0.0.1:${server.port}`;
   let browser: Browser | undefined;
@@ -313,7 +319,14 @@ async function withServer<T>(
     return await measure(base, browser);
   } finally {
     await browser?.close();
-    server.proc.kill();
+    if (server.proc.exitCode === null && server.proc.signalCode === null) {
+      // Gone before its kept answers' file is removed.
+      const exited = new Promise((resolve) => server.proc.once('exit', resolve));
+      server.proc.kill();
+      await exited;
+    }
+    delete process.env[BENCH_KEPT_FILE];
+    rmSync(temp, { recursive: true, force: true });
   }
 }
 
@@ -323,13 +336,18 @@ export async function viewsBench(options: {
   processes: number;
   runs: number;
   out: string;
+  /** Only the views whose name contains this. */
+  only?: string;
 }) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const start = loadAverage();
   log(`explorer views on ${options.nodes} nodes (Chromium, first visits, median of ${options.runs}):`);
-  const views = await withServer(options.file, options.processes, async (base, browser) =>
-    timeViews(browser, base, await viewsOf(base), options.runs, log),
-  );
+  const views = await withServer(options.file, options.processes, async (base, browser) => {
+    const all = await viewsOf(base);
+    const chosen = all.filter((v) => options.only === undefined || v.name.includes(options.only));
+    if (chosen.length === 0) throw new Error(`--only ${options.only}: no view has that in its name`);
+    return timeViews(browser, base, chosen, options.runs, log);
+  });
   const over = views.filter((v) => v.medianFirstContentMs > TARGET_MS).map((v) => v.name);
   log(over.length ? `over 1 s: ${over.join(', ')}` : 'every view shows its first content within 1 s');
   const result = { nodes: options.nodes, loadAverage: { start, end: loadAverage() }, views };
