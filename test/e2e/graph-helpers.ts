@@ -46,7 +46,15 @@ export function drawn(page: Page): Promise<Drawn> {
  * panel filling in) cannot send the click elsewhere.
  */
 export async function clickNode(page: Page, id: string): Promise<void> {
-  const position = await whereIs(page, id);
+  // As a person waits for a moving picture to stop: the same place twice, a fifth of a second apart (at most 5 s).
+  let position = await whereIs(page, id);
+  for (let waited = 0; waited < 5_000; waited += 200) {
+    await page.waitForTimeout(200);
+    const now = await whereIs(page, id);
+    const still = Math.abs(now.x - position.x) < 0.5 && Math.abs(now.y - position.y) < 0.5;
+    position = now;
+    if (still) break;
+  }
   await page.locator(GRAPH).click({ position });
 }
 
