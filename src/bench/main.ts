@@ -159,6 +159,7 @@ async function main(options: Options) {
       rounds: options.tries,
       serverDist: options.serverDist,
       out: options.out,
+      only: options.only,
     });
   }
   if (options.views) {
