@@ -9,6 +9,7 @@ import pg from 'pg';
 import { bound, compileQuery, parseQueryDict, prepareQuery } from '../query/index.js';
 import { recordFormatter } from '../rest/format.js';
 import { postQueryBuilder } from '../rest/querybuilder.js';
+import { MMAP_BYTES } from '../storage/query-child.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
@@ -70,7 +71,10 @@ export async function postedSteps(
     backend.db instanceof SqlitePool ? new BetterSqlite3(backend.db.file, { readonly: true }) : undefined;
   raw?.pragma('case_sensitive_like = ON');
   // As the server reads an archive's database: keeping the lock and page cache between statements.
-  if (backend.kind === 'archive') raw?.pragma('locking_mode = EXCLUSIVE');
+  if (backend.kind === 'archive') {
+    raw?.pragma('locking_mode = EXCLUSIVE');
+    raw?.pragma(`mmap_size = ${MMAP_BYTES}`);
+  }
   const client = options.pgUrl
     ? new pg.Client({ connectionString: options.pgUrl, options: '-c TimeZone=UTC' })
     : undefined;
