@@ -26,6 +26,8 @@ export interface FirstPageOptions {
   rounds: number;
   /** Times the page is asked again after its first answer (the median is kept). */
   again?: number;
+  /** Serve with another build's dist/ folder (another version of Quarry). */
+  serverDist?: string;
 }
 
 export interface FirstPageRow {
@@ -86,7 +88,7 @@ export async function firstPageBench(options: FirstPageOptions): Promise<{
   process.env[BENCH_KEPT_GETS] = '0';
   for (let round = 0; round < options.rounds; round++) {
     const server = await child([
-      join(here, 'serve-bench.js'),
+      join(options.serverDist ?? join(here, '..'), 'bench', 'serve-bench.js'),
       String(options.processes),
       options.file,
       ...(options.pgUrl ? [options.pgUrl] : []),

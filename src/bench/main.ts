@@ -179,6 +179,7 @@ async function main(options: Options) {
         pgUrl: loaded?.url,
         processes: options.processes,
         rounds: options.tries,
+        serverDist: options.serverDist,
       });
       const lines = [
         `${file}${loaded ? ' on PostgreSQL' : ''}, ${options.processes} serving processes, ${options.tries} servers;` +

@@ -149,7 +149,7 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
     )
     .option(
       '--server-dist <dir>',
-      "with --side-by-side: serve with this build's dist/ folder (another version)",
+      "with --side-by-side or --first-page: serve with this build's dist/ folder (another version)",
     )
     .action(action);
 }

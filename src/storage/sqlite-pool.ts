@@ -4,7 +4,7 @@
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
  * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
  * thread, where a round trip to a process would cost more than they do: the same statement seen quick on a file
- * that never changes, and any statement of a shape (its SQL) seen quick several times in a row.
+ * that never changes, and a posted statement of a shape (its SQL) seen quick twice in a row.
  */
 import { KeptMap } from '../util/kept-map.js';
 import { InlineConnection } from './inline-connection.js';
@@ -55,11 +55,12 @@ export interface PoolOptions {
  */
 const INLINE_MS = 1;
 /**
- * Runs of a statement shape (its SQL, whatever the values) in a process, all quicker than INLINE_MS one after
- * another, after which the shape runs inline with any values: a query never asked before (a new filter value,
- * a script's own query) then costs no round trip to a process, which cost more than the statement itself.
+ * Runs of a statement shape (its SQL, whatever the values) in a process, both quicker than INLINE_MS one after
+ * another, after which the shape's posted statements run inline with any values: a query never asked before (a
+ * new filter value in a script's own query) then costs no round trip to a process, which cost more than the
+ * statement itself.
  */
-const QUICK_RUNS = 4;
+const QUICK_RUNS = 2;
 /**
  * An inline run of a shape this long (other values may make the same SQL read far more) sends the shape back to
  * the processes for good, and stops inline runs by shape for INLINE_PAUSE_MS: at most one such stall of the
@@ -200,7 +201,10 @@ export class SqlitePool implements Database {
       return this.runInline(statement, arrays);
     }
     const name = this.sqlName(statement.sql);
-    if (this.shapeRunsInline(name)) return this.runShapeInline(statement, arrays, name);
+    // Only a client's own query (posted): the API's statements of one shape can cost a thousand times more
+    // with other values (a page of a rare node type sorts all its nodes), and run inline by their values.
+    if (budget?.heavy === true && this.shapeRunsInline(name))
+      return this.runShapeInline(statement, arrays, name);
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const posted = budget?.heavy === true;
@@ -423,12 +427,12 @@ export class SqlitePool implements Database {
     return `${this.sqlName(sql)}\u0000${JSON.stringify(params)}`;
   }
 
-  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
-  runsInline(statement: SqlStatement): boolean {
+  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes); `posted`: as posted. */
+  runsInline(statement: SqlStatement, posted = false): boolean {
     return (
       statement.pointLookup === true ||
       (this.unchanging && this.quick.get(this.statementKey(statement)) === true) ||
-      this.shapeRunsInline(this.sqlName(statement.sql))
+      (posted && this.shapeRunsInline(this.sqlName(statement.sql)))
     );
   }
 
