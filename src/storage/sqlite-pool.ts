@@ -4,7 +4,7 @@
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
  * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
  * thread, where a round trip to a process would cost more than they do: the same statement seen quick on a file
- * that never changes, and a posted statement of a shape (its SQL) seen quick twice in a row.
+ * that never changes, and a posted statement of a shape (its SQL) seen quick.
  */
 import { KeptMap } from '../util/kept-map.js';
 import { InlineConnection } from './inline-connection.js';
@@ -55,16 +55,16 @@ export interface PoolOptions {
  */
 const INLINE_MS = 1;
 /**
- * Runs of a statement shape (its SQL, whatever the values) in a process, both quicker than INLINE_MS one after
- * another, after which the shape's posted statements run inline with any values: a query never asked before (a
- * new filter value in a script's own query) then costs no round trip to a process, which cost more than the
- * statement itself.
+ * Runs of a statement shape (its SQL, whatever the values) in a process quicker than INLINE_MS, after which the
+ * shape's posted statements run inline with any values while the mean of its latest runs stays under INLINE_MS:
+ * a query never asked before (a new filter value in a script's own query) then costs no round trip to a process,
+ * which cost more than the statement itself.
  */
 const QUICK_RUNS = 2;
 /**
  * An inline run of a shape this long (other values may make the same SQL read far more) sends the shape back to
- * the processes for good, and stops inline runs by shape for INLINE_PAUSE_MS: at most one such stall of the
- * serving thread a pause.
+ * the processes, to learn again; a second one, for good, and stops inline runs by shape for INLINE_PAUSE_MS: at
+ * most two such stalls of the serving thread per shape, and one shape's a pause.
  */
 const STALL_MS = 10;
 const INLINE_PAUSE_MS = 60_000;
@@ -254,21 +254,25 @@ export class SqlitePool implements Database {
     const ms = (spent.user + spent.system) / 1000;
     const shape = this.shapes.get(name)!;
     if (ms >= STALL_MS) {
-      shape.quickRuns = -Infinity;
-      this.shapesPausedUntil = Date.now() + INLINE_PAUSE_MS;
+      // Once, it may have been a collection of the heap inside the run: the shape learns again in processes. A
+      // second time, it goes back for good, and no shape runs inline for a while.
+      if (++shape.stalls >= 2) {
+        shape.quickRuns = -Infinity;
+        this.shapesPausedUntil = Date.now() + INLINE_PAUSE_MS;
+      } else shape.quickRuns = 0;
     }
-    // One slow run (a collection, another process on the core) moves the mean part of the way.
-    shape.meanMs += 0.3 * (ms - shape.meanMs);
+    shape.meanMs = followed(shape.meanMs, ms);
     return rows;
   }
 
   /** A run in a process of the shape `name` took `ms`: whether the shape may run inline is learnt from it. */
   private shapeRan(name: string, ms: number): void {
     const shape = this.shapes.get(name);
-    if (shape === undefined) this.shapes.set(name, { quickRuns: ms < INLINE_MS ? 1 : 0, meanMs: ms });
+    if (shape === undefined)
+      this.shapes.set(name, { quickRuns: ms < INLINE_MS ? 1 : 0, meanMs: followed(ms, ms), stalls: 0 });
     else {
-      shape.quickRuns = ms < INLINE_MS ? shape.quickRuns + 1 : 0;
-      shape.meanMs = ms;
+      if (ms < INLINE_MS) shape.quickRuns++;
+      shape.meanMs = followed(shape.meanMs, ms);
     }
   }
 
@@ -469,10 +473,22 @@ export class SqlitePool implements Database {
 }
 
 interface ShapeRuns {
-  /** Runs in processes quicker than INLINE_MS, one after another (-Infinity: it stalled inline once). */
+  /** Runs in processes quicker than INLINE_MS (-Infinity: it stalled inline once). */
   quickRuns: number;
-  /** The latest run's time in a process, then a mean that follows the inline runs. */
+  /** A mean that follows its latest runs. */
   meanMs: number;
+  /** Inline runs of STALL_MS or more. */
+  stalls: number;
+}
+
+/**
+ * A shape's mean after a run of `ms`: one slow run (a query process put aside on a busy machine, a collection)
+ * moves it a fifth of the way, and counts for at most three times the bound, so that it alone never sends a
+ * quick shape back to the processes (16 requests queued for them then each paid the trip); two in a row do.
+ */
+function followed(mean: number, ms: number): number {
+  const capped = Math.min(ms, 3 * INLINE_MS);
+  return Math.min(mean, 3 * INLINE_MS) + 0.2 * (capped - Math.min(mean, 3 * INLINE_MS));
 }
 
 interface Task {
