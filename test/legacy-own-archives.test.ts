@@ -3,8 +3,11 @@
  * conversion without aiida-core's files: each container (zip, tar.gz, folder) is served, converted once, and
  * every kind of bad input is refused in one line or served with a warning, never a crash or a hang.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
@@ -232,3 +235,104 @@ describe('legacy archives written here', () => {
 if (!legacyPresent()) console.log(legacySkipLine());
 
 const CENTRAL = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
+describe('legacy tarballs in a portal folder', () => {
+  it('are found by a folder scan, named as .aiida files are, and other tarballs are not', async () => {
+    const folder = tempDir();
+    await writeLegacyTarGz(join(folder, 'paper 2019.tar.gz'), tinyEntries(dataText()));
+    mkdirSync(join(folder, 'nested'));
+    await writeLegacyTarGz(join(folder, 'nested', 'old.tgz'), tinyEntries(dataText()));
+    // A tarball of something else (a disk-objectstore container, say), and a gzip that is no tar at all.
+    await writeLegacyTarGz(join(folder, 'container.tar.gz'), { 'loose/ab/cdef': 'x', 'config.json': '{}' });
+    writeFileSync(join(folder, 'notes.tar.gz'), gzipSync(Buffer.from('not a tar')));
+    writeFileSync(
+      join(folder, 'truncated.tgz'),
+      readFileSync(join(folder, 'paper 2019.tar.gz')).subarray(0, 5),
+    );
+    const found = scanFolders([folder]);
+    expect(found.map((s) => [s.name, s.kind])).toEqual([
+      ['old', 'archive'],
+      ['paper-2019', 'archive'],
+    ]);
+    const catalog = new SourceCatalog(sourceOpener({ cacheDir: tempDir('quarry-cache-') }), { maxOpen: 4 });
+    catalog.add(found);
+    const app = await buildApp({ catalog });
+    try {
+      for (const name of ['old', 'paper-2019']) {
+        const nodes = await app.inject({ url: `/${name}/api/v4/nodes/` });
+        expect(nodes.statusCode).toBe(200);
+        expect(nodes.json().data.nodes).toHaveLength(3);
+      }
+      const index = await app.inject({ url: '/sources/' });
+      expect(index.json().sources).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'old', export_version: '0.13' })]),
+      );
+    } finally {
+      await app.close();
+      await catalog.close();
+    }
+  });
+});
+
+/** A file server on 127.0.0.1 that answers ranges (and If-Range) with a strong ETag, as Quarry asks of one. */
+async function rangeServer(folder: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createHttpServer((req, res) => {
+    const path = join(folder, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    let data: Buffer;
+    try {
+      data = readFileSync(path);
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    const etag = `"${data.length}-${statSync(path).mtimeMs}"`;
+    const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+    const ifRange = req.headers['if-range'];
+    if (!range || (ifRange !== undefined && ifRange !== etag)) {
+      res.writeHead(200, { 'content-length': data.length, etag });
+      res.end(req.method === 'HEAD' ? undefined : data);
+      return;
+    }
+    const [start, end] =
+      range[1] === ''
+        ? [Math.max(0, data.length - Number(range[2])), data.length - 1]
+        : [Number(range[1]), range[2] === '' ? data.length - 1 : Math.min(Number(range[2]), data.length - 1)];
+    res.writeHead(206, {
+      'content-range': `bytes ${start}-${end}/${data.length}`,
+      'content-length': end - start + 1,
+      etag,
+    });
+    res.end(data.subarray(start, end + 1));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('legacy tarballs at an http URL', () => {
+  it('are downloaded once into the cache, converted, served, and the download removed', async () => {
+    const folder = tempDir();
+    await writeLegacyTarGz(join(folder, 'tiny.tar.gz'), tinyEntries(dataText()));
+    writeFileSync(join(folder, 'noise.tar.gz'), gzipSync(Buffer.from('not a tar')));
+    const server = await rangeServer(folder);
+    const cacheDir = tempDir('quarry-cache-');
+    try {
+      const url = `${server.url}/tiny.tar.gz`;
+      const before = extractionCount();
+      const backend = await open(url, cacheDir);
+      expect(backend.name).toBe('tiny');
+      expect(backend.exportVersion).toBe('0.13');
+      await check(backend);
+      await check(await open(url, cacheDir));
+      expect(extractionCount()).toBe(before + 1);
+      const left = readdirSync(join(cacheDir, 'archives'));
+      expect(left.filter((name) => name.endsWith('.download'))).toEqual([]);
+      expect(await refusal(`${server.url}/noise.tar.gz`)).toMatch(/noise\.tar\.gz cannot be converted/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -87,7 +87,10 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
       atLeastOne('--tries'),
       3,
     )
-    .option('--only <text>', 'measure only the request kinds whose name contains this text')
+    .option(
+      '--only <text>',
+      'measure only the request kinds (with --views: the views) whose name contains this text',
+    )
     .option('--target <url>', 'measure another server of the API (same data) instead of a local Quarry')
     .option('--metrics', 'serve with metrics on (quarry serve --metrics), to measure what counting costs')
     .option(

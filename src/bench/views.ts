@@ -5,11 +5,13 @@
  * in it is loading any more; `--search S` times a chemical search (`SiO2`, `Si O`) through the source's OPTIMADE
  * endpoint on an archive of S structures. Target (issue 27): first content within 1 s at 10^6 nodes.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { defaultCacheDir } from '../storage/index.js';
+import { BENCH_KEPT_FILE } from './backend.js';
 import { child } from './child.js';
 import { structuresArchive } from './optimade-data.js';
 import { launchChromium } from './page-load.js';
@@ -22,6 +24,11 @@ export interface TimedView {
   path: string;
   /** A function body evaluated in the page: true once the view's first content shows. */
   ready: string;
+  /**
+   * What a reader does next on the view (a click), timed on its own from the action until `ready`, given what the
+   * action chose, is true in the page.
+   */
+  then?: { name: string; act(page: Page): Promise<string>; ready: string };
 }
 
 export interface ViewTiming {
@@ -45,6 +52,8 @@ const median = (values: number[]) => {
 
 const hasDigits = (selector: string) =>
   `return /\\d/.test(document.querySelector(${JSON.stringify(selector)})?.textContent ?? '')`;
+const allHaveDigits = (selectors: string[]) =>
+  `return ${JSON.stringify(selectors)}.every((s) => /\\d/.test(document.querySelector(s)?.textContent ?? ''))`;
 const exists = (selector: string) => `return document.querySelector(${JSON.stringify(selector)}) !== null`;
 
 /**
@@ -62,7 +71,9 @@ export async function timeViews(
   for (const view of views) {
     const firstContentMs: number[] = [];
     const settledMs: number[] = [];
+    const thenMs: number[] = [];
     let cold = 0;
+    let coldThen = 0;
     for (let run = -1; run < runs; run++) {
       const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
       try {
@@ -78,32 +89,89 @@ export async function timeViews(
         const settled = Date.now() - started;
         const failed = await page.locator('main [role="alert"]').allTextContents();
         if (failed.length > 0) throw new Error(`${view.name} (${view.path}) shows: ${failed.join(' | ')}`);
-        if (run < 0) cold = first;
-        else {
+        let next = 0;
+        if (view.then) {
+          const acted = Date.now();
+          const chosen = await view.then.act(page);
+          await page.waitForFunction(
+            new Function('chosen', view.then.ready) as (c: string) => boolean,
+            chosen,
+            {
+              timeout: 60_000,
+            },
+          );
+          next = Date.now() - acted;
+        }
+        if (run < 0) {
+          cold = first;
+          coldThen = next;
+        } else {
           firstContentMs.push(first);
           settledMs.push(settled);
+          thenMs.push(next);
         }
       } finally {
         await context.close();
       }
     }
-    const timing: ViewTiming = {
-      name: view.name,
-      path: view.path,
-      coldFirstContentMs: cold,
-      firstContentMs,
-      settledMs,
-      medianFirstContentMs: median(firstContentMs),
-      medianSettledMs: median(settledMs),
-    };
-    log(
-      `${view.name.padEnd(28)} first content ${String(timing.medianFirstContentMs).padStart(5)} ms` +
-        `${timing.medianFirstContentMs > TARGET_MS ? ' (over 1 s)' : ''}, settled ${timing.medianSettledMs} ms` +
-        `  [${firstContentMs.join(', ')}; the server's first answers: ${cold} ms]`,
-    );
-    out.push(timing);
+    const timings: ViewTiming[] = [
+      {
+        name: view.name,
+        path: view.path,
+        coldFirstContentMs: cold,
+        firstContentMs,
+        settledMs,
+        medianFirstContentMs: median(firstContentMs),
+        medianSettledMs: median(settledMs),
+      },
+    ];
+    // The answer to the reader's action is its own view: its first content is timed from the action.
+    if (view.then)
+      timings.push({
+        name: view.then.name,
+        path: view.path,
+        coldFirstContentMs: coldThen,
+        firstContentMs: thenMs,
+        settledMs: thenMs,
+        medianFirstContentMs: median(thenMs),
+        medianSettledMs: median(thenMs),
+      });
+    for (const timing of timings) {
+      log(
+        `${timing.name.padEnd(30)} first content ${String(timing.medianFirstContentMs).padStart(5)} ms` +
+          `${timing.medianFirstContentMs > TARGET_MS ? ' (over 1 s)' : ''}, settled ${timing.medianSettledMs} ms` +
+          `  [${timing.firstContentMs.join(', ')}; the server's first answers: ${timing.coldFirstContentMs} ms]`,
+      );
+      out.push(timing);
+    }
   }
   return out;
+}
+
+/**
+ * A click on a node of the provenance graph other than `except` (the page's own), where cytoscape draws it (its
+ * instance is kept on its container); the clicked node's UUID.
+ */
+async function clickGraphNode(page: Page, except: string): Promise<string> {
+  const frame = page.locator('[data-testid="provenance-graph"]');
+  await frame.scrollIntoViewIfNeeded();
+  const target = await frame.evaluate((element, own) => {
+    interface El {
+      id(): string;
+      data(key: string): unknown;
+      renderedPosition(): { x: number; y: number };
+    }
+    const cy = (
+      element as unknown as { _cyreg: { cy: { nodes(): El[]; width(): number; height(): number } } }
+    )._cyreg.cy;
+    const inside = ({ x, y }: { x: number; y: number }) =>
+      x > 10 && y > 10 && x < cy.width() - 10 && y < cy.height() - 10;
+    const el = cy.nodes().find((n) => !n.data('more') && n.id() !== own && inside(n.renderedPosition()));
+    return el ? { id: el.id(), ...el.renderedPosition() } : undefined;
+  }, except);
+  if (!target) throw new Error('the provenance graph drew no node to click');
+  await frame.click({ position: { x: target.x, y: target.y } });
+  return target.id;
 }
 
 async function api<T>(base: string, path: string): Promise<T> {
@@ -141,6 +209,7 @@ async function viewsOf(base: string): Promise<TimedView[]> {
     if (nodes[0])
       views.push({ name: `node: ${nodeClass}`, path: `/nodes/${nodes[0].uuid}`, ready: exists('main h1') });
   }
+  views.push(...(await scienceViews(base)));
   const { groups } = await api<{ groups: { uuid: string }[] }>(base, '/groups/?orderby=id&limit=1');
   const { computers } = await api<{ computers: { uuid: string }[] }>(base, '/computers/?orderby=id&limit=1');
   views.push(
@@ -155,6 +224,79 @@ async function viewsOf(base: string): Promise<TimedView[]> {
   return views;
 }
 
+const graphDrawn =
+  `document.querySelector('[data-testid="provenance-graph"]')?.getAttribute('aria-busy') === 'false' && ` +
+  `document.querySelectorAll('[data-testid="graph-nodes"] li').length > 1`;
+
+/**
+ * The views of provenance and chemistry (issue 34): the home page's shortcuts with their numbers, a calculation's
+ * page with its Inputs table, its provenance graph and the details of a node clicked in it, the failed processes,
+ * and the node list filtered by elements, their number and a formula (asked of the OPTIMADE endpoint).
+ */
+async function scienceViews(base: string): Promise<TimedView[]> {
+  const views: TimedView[] = [
+    {
+      name: 'home shortcuts',
+      path: '/',
+      // Every number, the failed processes' too (a querybuilder count of its own).
+      ready: allHaveDigits([
+        '[data-figure="shortcut-data.core.structure."]',
+        '[data-figure="shortcut-data.core.array.bands."]',
+        '[data-figure="shortcut-process.workflow."]',
+        '[data-figure="shortcut-failed"]',
+      ]),
+    },
+    { name: 'failed processes', path: '/nodes?state=failed', ready: exists('main tbody tr') },
+  ];
+  const { nodes } = await api<{ nodes: { uuid: string }[] }>(
+    base,
+    `/nodes/page/1/?perpage=1&orderby=id&full_type=${encodeURIComponent('"process.calculation.calcjob.%|%"')}`,
+  );
+  const calc = nodes[0]?.uuid;
+  if (calc) {
+    views.push(
+      { name: 'process inputs', path: `/nodes/${calc}`, ready: exists('[data-testid="inputs"] tbody tr') },
+      {
+        name: 'provenance graph',
+        path: `/nodes/${calc}`,
+        // Its neighbours drawn.
+        ready: `return ${graphDrawn}`,
+        then: {
+          name: 'graph: details of a click',
+          act: (page) => clickGraphNode(page, calc),
+          ready: `return document.querySelector('[data-testid="graph-details"]')?.getAttribute('data-uuid') === chosen`,
+        },
+      },
+    );
+  }
+  // A structure the data has, as OPTIMADE describes it (its first answer builds the source's side table).
+  const response = await fetch(
+    `${base}/optimade/v1/structures?page_limit=1&response_fields=elements,nelements,chemical_formula_reduced`,
+  );
+  if (!response.ok) throw new Error(`OPTIMADE answered ${response.status}: is it served?`);
+  const found = (
+    (await response.json()) as {
+      data: { attributes: { elements: string[]; nelements: number; chemical_formula_reduced: string } }[];
+    }
+  ).data[0]?.attributes;
+  if (found) {
+    const list = (name: string, params: string) => ({
+      name,
+      path: `/nodes?${params}`,
+      ready: exists('main tbody tr'),
+    });
+    views.push(
+      list('nodes by element', `elements=${found.elements[0]}`),
+      list(
+        'nodes by elements and number',
+        `elements=${found.elements.join(',')}&nelements=${found.nelements}`,
+      ),
+      list('nodes by formula', `formula=${found.chemical_formula_reduced}`),
+    );
+  }
+  return views;
+}
+
 /** Serves `file` (as the main bench does) and runs `measure` against it with a browser. */
 async function withServer<T>(
   file: string,
@@ -162,6 +304,10 @@ async function withServer<T>(
   measure: (base: string, browser: Browser) => Promise<T>,
 ): Promise<T> {
   const here = fileURLToPath(new URL('.', import.meta.url));
+  // As `quarry serve` does: answers kept once for the machine, in a file every serving process opens (else each
+  // process would answer the unmeasured visit's costly questions again in a measured one).
+  const temp = mkdtempSync(join(tmpdir(), 'quarry-views-'));
+  process.env[BENCH_KEPT_FILE] = join(temp, 'kept.sqlite');
   const server = await child([join(here, 'serve-bench.js'), String(processes), file]);
   const base = `http://127.0.0.1:${server.port}`;
   let browser: Browser | undefined;
@@ -173,7 +319,14 @@ async function withServer<T>(
     return await measure(base, browser);
   } finally {
     await browser?.close();
-    server.proc.kill();
+    if (server.proc.exitCode === null && server.proc.signalCode === null) {
+      // Gone before its kept answers' file is removed.
+      const exited = new Promise((resolve) => server.proc.once('exit', resolve));
+      server.proc.kill();
+      await exited;
+    }
+    delete process.env[BENCH_KEPT_FILE];
+    rmSync(temp, { recursive: true, force: true });
   }
 }
 
@@ -183,13 +336,18 @@ export async function viewsBench(options: {
   processes: number;
   runs: number;
   out: string;
+  /** Only the views whose name contains this. */
+  only?: string;
 }) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const start = loadAverage();
   log(`explorer views on ${options.nodes} nodes (Chromium, first visits, median of ${options.runs}):`);
-  const views = await withServer(options.file, options.processes, async (base, browser) =>
-    timeViews(browser, base, await viewsOf(base), options.runs, log),
-  );
+  const views = await withServer(options.file, options.processes, async (base, browser) => {
+    const all = await viewsOf(base);
+    const chosen = all.filter((v) => options.only === undefined || v.name.includes(options.only));
+    if (chosen.length === 0) throw new Error(`--only ${options.only}: no view has that in its name`);
+    return timeViews(browser, base, chosen, options.runs, log);
+  });
   const over = views.filter((v) => v.medianFirstContentMs > TARGET_MS).map((v) => v.name);
   log(over.length ? `over 1 s: ${over.join(', ')}` : 'every view shows its first content within 1 s');
   const result = { nodes: options.nodes, loadAverage: { start, end: loadAverage() }, views };

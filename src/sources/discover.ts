@@ -1,10 +1,12 @@
 /**
- * Sources in folders: every `.aiida` file, every core.sqlite_dos folder (one with `database.sqlite`) and every
- * extracted AiiDA 1.x archive (a folder with `metadata.json` and `data.json`) below the folders given, at any
- * depth. Reading names and sizes is all it does: nothing is opened.
+ * Sources in folders: every `.aiida` file, every core.sqlite_dos folder (one with `database.sqlite`), every
+ * extracted AiiDA 1.x archive (a folder with `metadata.json` and `data.json`) and every `.tar.gz` or `.tgz` one
+ * (told from other tarballs by its first entry) below the folders given, at any depth. Reading names, sizes
+ * and a tarball's first 4 KiB is all it does: nothing is opened.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { looksLegacyTar } from '../storage/archive/legacy/tar-unpack.js';
 import { nameFrom } from './names.js';
 import type { PortalSpec } from './spec.js';
 
@@ -52,8 +54,10 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
       if (depth < MAX_DEPTH) walk(path, found, depth + 1);
-    } else if (/\.aiida$/i.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
-      const version = fileVersion(path);
+    } else if (entry.isFile() || entry.isSymbolicLink()) {
+      const archive =
+        /\.aiida$/i.test(entry.name) || (/\.(tar\.gz|tgz)$/i.test(entry.name) && looksLegacyTar(path));
+      const version = archive ? fileVersion(path) : undefined;
       if (version !== undefined)
         found.push({ name: nameFrom(path), kind: 'archive', origin: path, path, version });
     }

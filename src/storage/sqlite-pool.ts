@@ -3,8 +3,7 @@
  * stays free while they run, and a query is stopped for real when its request's time is up or when it needs
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
  * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
- * thread, where a round trip to a process would cost more than they do: the same statement seen quick on a file
- * that never changes, and a posted statement of a shape (its SQL) seen quick.
+ * thread, where a round trip to a process would cost more than they do.
  */
 import { KeptMap } from '../util/kept-map.js';
 import { InlineConnection } from './inline-connection.js';
@@ -55,20 +54,6 @@ export interface PoolOptions {
  */
 const INLINE_MS = 1;
 /**
- * Runs of a statement shape (its SQL, whatever the values) in a process quicker than INLINE_MS, after which the
- * shape's posted statements run inline with any values while the mean of its latest runs stays under INLINE_MS:
- * a query never asked before (a new filter value in a script's own query) then costs no round trip to a process,
- * which cost more than the statement itself.
- */
-const QUICK_RUNS = 2;
-/**
- * An inline run of a shape this long (other values may make the same SQL read far more) sends the shape back to
- * the processes, to learn again; a second one, for good, and stops inline runs by shape for INLINE_PAUSE_MS: at
- * most two such stalls of the serving thread per shape, and one shape's a pause.
- */
-const STALL_MS = 10;
-const INLINE_PAUSE_MS = 60_000;
-/**
  * A statement whose SQL is expected (from its recent runs, see cost-estimates.ts) to run this long runs in the
  * heavy lane, until quicker runs bring its estimate down again.
  */
@@ -102,10 +87,6 @@ export class SqlitePool implements Database {
   private inline?: InlineConnection;
   /** Statements (SQL and values) of an unchanging database, by whether their last run was quick. */
   private readonly quick = new KeptMap<boolean>(MEASURED_KEPT);
-  /** Each statement shape's (by SQL name) quick runs in a row in processes, and a mean of its latest runs. */
-  private readonly shapes = new KeptMap<ShapeRuns>(MEASURED_KEPT);
-  /** No statement runs inline by its shape before this time (Date.now()), after one stalled. */
-  private shapesPausedUntil = 0;
   /** Rows of an unchanging database's costly statements (see kept-rows.ts). */
   private readonly keptRows = new KeptRows();
   /** Expected run times by SQL (by name): the admission's measure of the work ahead, and the lane. */
@@ -198,15 +179,16 @@ export class SqlitePool implements Database {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     const measuredAs = this.unchanging && !statement.pointLookup ? this.statementKey(statement) : undefined;
     if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
-      return this.runInline(statement, arrays);
+      try {
+        this.inline ??= new InlineConnection(this.file, this.unchanging);
+        return Promise.resolve(this.inline.all(statement, arrays));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     }
-    const name = this.sqlName(statement.sql);
-    // Only a client's own query (posted): the API's statements of one shape can cost a thousand times more
-    // with other values (a page of a rare node type sorts all its nodes), and run inline by their values.
-    if (budget?.heavy === true && this.shapeRunsInline(name))
-      return this.runShapeInline(statement, arrays, name);
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
+    const name = this.sqlName(statement.sql);
     const posted = budget?.heavy === true;
     const cost = this.costs.estimate(name, posted);
     const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
@@ -222,58 +204,6 @@ export class SqlitePool implements Database {
     const kept = this.keptRows.get(keptAs);
     if (kept !== undefined) return Promise.resolve(kept);
     return this.keptRows.run(keptAs, admitted, () => this.costs.estimate(name, posted) >= KEEP_MS);
-  }
-
-  private runInline(statement: SqlStatement, arrays: boolean): Promise<unknown[]> {
-    try {
-      this.inline ??= new InlineConnection(this.file, this.unchanging);
-      return Promise.resolve(this.inline.all(statement, arrays));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  }
-
-  private shapeRunsInline(name: string): boolean {
-    const shape = this.shapes.get(name);
-    return (
-      shape !== undefined &&
-      shape.quickRuns >= QUICK_RUNS &&
-      shape.meanMs < INLINE_MS &&
-      Date.now() >= this.shapesPausedUntil
-    );
-  }
-
-  /** A statement of a shape seen quick, inline; its time goes into the shape's mean. */
-  private runShapeInline(statement: SqlStatement, arrays: boolean, name: string): Promise<unknown[]> {
-    // Opening the connection is not the statement's time. CPU time, not wall time: on a busy machine the
-    // thread may be put aside in the middle of a quick statement, and that says nothing of the statement.
-    this.inline ??= new InlineConnection(this.file, this.unchanging);
-    const started = process.cpuUsage();
-    const rows = this.runInline(statement, arrays);
-    const spent = process.cpuUsage(started);
-    const ms = (spent.user + spent.system) / 1000;
-    const shape = this.shapes.get(name)!;
-    if (ms >= STALL_MS) {
-      // Once, it may have been a collection of the heap inside the run: the shape learns again in processes. A
-      // second time, it goes back for good, and no shape runs inline for a while.
-      if (++shape.stalls >= 2) {
-        shape.quickRuns = -Infinity;
-        this.shapesPausedUntil = Date.now() + INLINE_PAUSE_MS;
-      } else shape.quickRuns = 0;
-    }
-    shape.meanMs = followed(shape.meanMs, ms);
-    return rows;
-  }
-
-  /** A run in a process of the shape `name` took `ms`: whether the shape may run inline is learnt from it. */
-  private shapeRan(name: string, ms: number): void {
-    const shape = this.shapes.get(name);
-    if (shape === undefined)
-      this.shapes.set(name, { quickRuns: ms < INLINE_MS ? 1 : 0, meanMs: followed(ms, ms), stalls: 0 });
-    else {
-      if (ms < INLINE_MS) shape.quickRuns++;
-      shape.meanMs = followed(shape.meanMs, ms);
-    }
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
@@ -408,7 +338,6 @@ export class SqlitePool implements Database {
     }
     if (task.measuredAs !== undefined && answer.ms !== undefined)
       this.quick.set(task.measuredAs, answer.ms < INLINE_MS);
-    if (answer.ms !== undefined) this.shapeRan(task.name, answer.ms);
     resolve(answer.rows ?? []);
   }
 
@@ -431,12 +360,11 @@ export class SqlitePool implements Database {
     return `${this.sqlName(sql)}\u0000${JSON.stringify(params)}`;
   }
 
-  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes); `posted`: as posted. */
-  runsInline(statement: SqlStatement, posted = false): boolean {
+  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
+  runsInline(statement: SqlStatement): boolean {
     return (
       statement.pointLookup === true ||
-      (this.unchanging && this.quick.get(this.statementKey(statement)) === true) ||
-      (posted && this.shapeRunsInline(this.sqlName(statement.sql)))
+      (this.unchanging && this.quick.get(this.statementKey(statement)) === true)
     );
   }
 
@@ -470,25 +398,6 @@ export class SqlitePool implements Database {
     this.shared?.forget(this.file);
     await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
-}
-
-interface ShapeRuns {
-  /** Runs in processes quicker than INLINE_MS (-Infinity: it stalled inline once). */
-  quickRuns: number;
-  /** A mean that follows its latest runs. */
-  meanMs: number;
-  /** Inline runs of STALL_MS or more. */
-  stalls: number;
-}
-
-/**
- * A shape's mean after a run of `ms`: one slow run (a query process put aside on a busy machine, a collection)
- * moves it a fifth of the way, and counts for at most three times the bound, so that it alone never sends a
- * quick shape back to the processes (16 requests queued for them then each paid the trip); two in a row do.
- */
-function followed(mean: number, ms: number): number {
-  const capped = Math.min(ms, 3 * INLINE_MS);
-  return Math.min(mean, 3 * INLINE_MS) + 0.2 * (capped - Math.min(mean, 3 * INLINE_MS));
 }
 
 interface Task {

@@ -1,9 +1,11 @@
 /**
- * Plots in Chromium (rich data: the archive, and the PostgreSQL profile where PostgreSQL is installed): a band structure's value under the pointer, its energy window and reference
- * energy; a pseudopotential's radial functions as its json download has them.
+ * Plots in Chromium (rich data: the archive, and the PostgreSQL profile where PostgreSQL is installed): a band
+ * structure's value under the pointer, its energy window and reference energy; a pseudopotential's radial
+ * functions as its json download has them. On a generated archive: the Fermi energy line.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallArchive } from '../helpers.js';
 import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
 import { RICH_SOURCES, serveRich, type ServedRich } from './rich-sources.js';
 
@@ -201,6 +203,68 @@ describe.skipIf(missing !== undefined).each(RICH_SOURCES)('plots (rich data, %s)
       await page.keyboard.press('ArrowRight');
       await expect.poll(() => zone.locator('polygon').first().getAttribute('points')).not.toBe(before);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+/**
+ * The Fermi energy on generated data (the rich data's calculations report none): the generator's pw.x
+ * calculations give `fermi_energy` in their output parameters, as Quantum ESPRESSO's do.
+ */
+describe.skipIf(missing !== undefined)('the Fermi energy of a band structure (generated archive)', () => {
+  let served: Awaited<ReturnType<typeof serveExplorer>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [served, browser] = await Promise.all([serveExplorer([await smallArchive(600, 3)]), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    served?.stop();
+  });
+
+  it("draws the creating calculation's Fermi energy as a line, and takes it as the reference on request", async () => {
+    const [bands] = (
+      await served.api<{ nodes: ApiNode[] }>(
+        `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=1`,
+      )
+    ).data.nodes;
+    expect(bands, 'the generated archive has a band structure').toBeDefined();
+    const creator = (
+      await served.api<{ incoming: (ApiNode & { link_type: string })[] }>(
+        `/nodes/${bands!.uuid}/links/incoming/`,
+      )
+    ).data.incoming.find((l) => l.link_type === 'create')!;
+    const outputs = (
+      await served.api<{ outgoing: (ApiNode & { link_label: string })[] }>(
+        `/nodes/${creator.uuid}/links/outgoing/`,
+      )
+    ).data.outgoing;
+    const parameters = outputs.find((o) => o.link_label === 'output_parameters')!;
+    const { attributes } = (
+      await served.api<{ attributes: { fermi_energy: number } }>(
+        `/nodes/${parameters.uuid}/contents/attributes/`,
+      )
+    ).data;
+    const fermi = attributes.fermi_energy;
+    expect(typeof fermi).toBe('number');
+
+    const watched = await watchedPage(browser);
+    const { page } = watched;
+    try {
+      await page.goto(`${served.base}/nodes/${bands!.uuid}`);
+      await expect
+        .poll(() => page.locator('[data-testid="fermi-energy"]').textContent(), { timeout: 20_000 })
+        .toContain(`Fermi energy ${+fermi.toPrecision(8)} eV`);
+      const marker = page.locator('[data-testid="bands-plot"] [data-testid="plot-marker"]');
+      expect(Number(await marker.getAttribute('data-y'))).toBeCloseTo(fermi, 6);
+      // Taken as the reference, the line is at zero and the address keeps it.
+      await page.getByRole('button', { name: 'Use as reference' }).click();
+      await expect.poll(() => marker.getAttribute('data-y')).toBe('0');
+      expect(new URL(page.url()).searchParams.get('ref')).toBe(String(fermi));
       expect(watched.problems).toEqual([]);
     } finally {
       await page.context().close();

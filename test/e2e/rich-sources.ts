@@ -7,7 +7,9 @@ import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgre
 import { tempDir } from '../helpers.js';
 import { unpackContainer } from '../support/profile-fixtures.js';
 import { richFile } from '../conformance/corpus.js';
-import { serveExplorer } from './support.js';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser, serveExplorer, type ApiNode } from './support.js';
 
 const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
 
@@ -44,4 +46,37 @@ export async function serveRich(source: 'archive' | 'postgres'): Promise<ServedR
     cluster.destroy();
     throw error;
   }
+}
+
+/**
+ * The explorer over the rich data (as `source`) and a browser, for the tests of one `describe` block: started
+ * before them and closed after them. `nodesOfType` is the API's listing of one full type, in pk order.
+ */
+export function richExplorer(source: 'archive' | 'postgres' = 'archive') {
+  let rich: ServedRich | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    rich?.stop();
+  });
+  return {
+    get served() {
+      return rich!.served;
+    },
+    get browser() {
+      return browser!;
+    },
+    async nodesOfType<T extends ApiNode = ApiNode>(
+      fullType: string,
+      extra = '',
+      perpage = 400,
+    ): Promise<T[]> {
+      const type = encodeURIComponent(`"${fullType}"`);
+      const page = `/nodes/page/1/?perpage=${perpage}&orderby=id&full_type=${type}${extra}`;
+      return (await rich!.served.api<{ nodes: T[] }>(page)).data.nodes;
+    },
+  };
 }

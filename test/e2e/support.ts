@@ -7,8 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-import { richFile } from '../conformance/corpus.js';
 import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { cli, serveProcesses, type Serving } from '../support/serving.js';
 
@@ -141,37 +139,4 @@ export async function screenshot(
   const file = join(screenshotDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
   return file;
-}
-
-/**
- * The explorer over the rich archive and a browser, for the tests of one `describe` block: started before them
- * and closed after them. `nodesOfType` is the API's listing of one full type, in pk order.
- */
-export function richExplorer() {
-  let served: Awaited<ReturnType<typeof serveExplorer>> | undefined;
-  let browser: Browser | undefined;
-  beforeAll(async () => {
-    [served, browser] = await Promise.all([serveExplorer([richFile('rich.aiida')]), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    served?.stop();
-  });
-  return {
-    get served() {
-      return served!;
-    },
-    get browser() {
-      return browser!;
-    },
-    async nodesOfType<T extends ApiNode = ApiNode>(
-      fullType: string,
-      extra = '',
-      perpage = 400,
-    ): Promise<T[]> {
-      const type = encodeURIComponent(`"${fullType}"`);
-      const page = `/nodes/page/1/?perpage=${perpage}&orderby=id&full_type=${type}${extra}`;
-      return (await served!.api<{ nodes: T[] }>(page)).data.nodes;
-    },
-  };
 }

@@ -64,6 +64,15 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
   }
   if (isRemote(file)) {
     const remote = await openRemoteZip(file);
+    if ('tar' in remote) {
+      const remoteWatch = new RemoteWatch(remote.tar, options.revalidateMs);
+      const legacy = await openLegacyArchive({ remoteTar: remote }, options);
+      return {
+        ...legacy,
+        revalidationDue: () => remoteWatch.due(),
+        revalidate: () => remoteWatch.revalidate(),
+      };
+    }
     zip = remote.zip;
     watch = new RemoteWatch(remote.reader, options.revalidateMs);
   } else zip = await openZip(file);

@@ -11,7 +11,7 @@
 import { StorageOpenError } from '../types.js';
 import { HttpReader, currentVersion, probeRemote, versionText } from './http-reader.js';
 import { RemoteArchiveError, shownUrl } from './remote-errors.js';
-import { zipFromReader, zipProblem, type ZipArchive } from './zip.js';
+import { zipFromReader, zipProblem, type ZipArchive, type ZipOrigin } from './zip.js';
 
 /** Default interval between two checks of a remote archive's version. */
 export const REVALIDATE_MS = 10_000;
@@ -25,22 +25,45 @@ export interface RemoteZip {
   reader: HttpReader;
 }
 
-export async function openRemoteZip(url: string): Promise<RemoteZip> {
+/** An AiiDA 1.x tar.gz (or tar) at a URL: downloaded whole when converted (legacy/open.ts). */
+export interface RemoteTar {
+  tar: HttpReader;
+  origin: ZipOrigin;
+}
+
+/** The zip at `url`, or, where the file is no zip but starts as a gzip or a tar does, that tarball. */
+export async function openRemoteZip(url: string): Promise<RemoteZip | RemoteTar> {
   const { version, tail } = await probeRemote(url);
   const reader = new HttpReader(url, version, tail);
   // Named in messages and the cache without a query string, which may hold a token.
   const shown = shownUrl(url);
-  const origin = async () => ({
+  const origin: ZipOrigin = {
     size: version.size,
     stamp: `${version.etag ?? ''}\0${version.lastModified ?? ''}`,
     source: shown,
-  });
+  };
   try {
-    return { zip: await zipFromReader(shown, reader, version.size, origin), reader };
+    return { zip: await zipFromReader(shown, reader, version.size, async () => origin), reader };
   } catch (error) {
     if (error instanceof RemoteArchiveError) throw error;
+    // The reader was closed with the zip; a new one reads the head (and, converted, the whole file).
+    const tar = new HttpReader(url, version, tail);
+    const isTar = await startsAsTar(tar, version.size);
+    // Ends its indexing: the tail and the window read ahead for a zip's directory are let go.
+    tar.fingerprint();
+    tar.indexing = false;
+    if (isTar) return { tar, origin };
     throw new StorageOpenError(zipProblem(shown, error));
   }
+}
+
+async function startsAsTar(reader: HttpReader, size: number): Promise<boolean> {
+  const head = Buffer.alloc(Math.min(size, 512));
+  const got = await new Promise<number>((resolve, reject) =>
+    reader.read(head, 0, head.length, 0, (err, n) => (err ? reject(err) : resolve(n ?? 0))),
+  );
+  if (got >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+  return got >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
 }
 
 /** Whether the server still has the file opened; checks at most every `intervalMs`. */

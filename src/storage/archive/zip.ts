@@ -14,6 +14,7 @@ import { asShortage } from '../shortage.js';
 import { CorruptObjectError, StorageOpenError } from '../types.js';
 import { sourcePath } from './copy-sources.js';
 import { FileReader } from './file-reader.js';
+import { NameIndex } from './name-index.js';
 
 const openFd = promisify(open);
 const fstatFd = promisify(fstat);
@@ -24,6 +25,8 @@ const closeFd = promisify(close);
 const SMALL_ENTRY = 1 << 16;
 /** Room read ahead of an entry's data for its local header: 30 bytes, its name and a modest extra field. */
 const LOCAL_HEADER_ROOM = 1024;
+/** What inOrder reads at a time: thousands of repository files of a legacy archive. */
+const WINDOW = 4 << 20;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const STORED = 0;
 const DEFLATED = 8;
@@ -70,6 +73,11 @@ export interface ZipArchive {
   /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
   openStream(name: string): Promise<Readable>;
   read(name: string): Promise<Buffer>;
+  /**
+   * A reader of many entries one after another, in the order they are in the file: small ones (the bytes, checked)
+   * through a window of the file read once for many, larger ones as openStream gives them.
+   */
+  inOrder(): (name: string) => Promise<Buffer | Readable>;
   origin(): Promise<ZipOrigin>;
   close(): void;
 }
@@ -146,7 +154,7 @@ async function indexEntries(
   origin: () => Promise<ZipOrigin>,
 ): Promise<ZipArchive> {
   const count = zip.entryCount;
-  const positions = new Map<string, number>();
+  const positions = new NameIndex();
   // Sized for the files, not the entries: a legacy archive has two folder entries per node besides its files.
   let capacity = Math.min(count, 1 << 16);
   let localHeader = new Float64Array(capacity);
@@ -199,19 +207,24 @@ async function indexEntries(
    * local header is longer than the room read ahead for it (a large extra field): the streamed path reads it.
    */
   const readSmall = async (name: string, i: number): Promise<Buffer | undefined> => {
-    const size = compressedSize[i]!;
-    const buffer = Buffer.allocUnsafe(LOCAL_HEADER_ROOM + size);
+    const buffer = Buffer.allocUnsafe(LOCAL_HEADER_ROOM + compressedSize[i]!);
+    return fromLocalRecord(name, i, buffer, await readAt(buffer, localHeader[i]!));
+  };
+
+  const readAt = async (buffer: Buffer, position: number): Promise<number> => {
     reader.ref();
-    let got: number;
     try {
-      got = await new Promise<number>((resolve, reject) =>
-        reader.read(buffer, 0, buffer.length, localHeader[i]!, (err, n) =>
-          err ? reject(err) : resolve(n ?? 0),
-        ),
+      return await new Promise<number>((resolve, reject) =>
+        reader.read(buffer, 0, buffer.length, position, (err, n) => (err ? reject(err) : resolve(n ?? 0))),
       );
     } finally {
       reader.unref();
     }
+  };
+
+  /** Entry `i` from `buffer`, which holds the `got` bytes read from its local header on. */
+  const fromLocalRecord = (name: string, i: number, buffer: Buffer, got: number): Buffer | undefined => {
+    const size = compressedSize[i]!;
     const damaged = (why: string) =>
       new CorruptObjectError(`${name} is damaged in ${file} (${why}); export the archive again`);
     if (got < 30 || buffer.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw damaged('no local header');
@@ -236,18 +249,59 @@ async function indexEntries(
 
   const openAt = (name: string, i: number): Promise<Readable> =>
     new Promise((resolve, reject) => {
-      if (!zip.isOpen) return reject(new Error(`${file} is closed`));
-      if (encrypted[i]) return reject(new Error(`${name} is encrypted in ${file}`));
-      const m = method[i]!;
-      if (m !== STORED && m !== DEFLATED) {
-        return reject(new Error(`${name} uses zip compression method ${m}, which Quarry cannot read`));
-      }
+      const problem = unreadable(name, i);
+      if (problem) return reject(problem);
       if (compressedSize[i]! > SMALL_ENTRY) return openStreamed(i, resolve, reject);
       readSmall(name, i).then(
         (data) => (data ? resolve(Readable.from([data])) : openStreamed(i, resolve, reject)),
         reject,
       );
     });
+
+  /** openAt's checks, as an error (undefined when the entry can be read). */
+  const unreadable = (name: string, i: number): Error | undefined => {
+    if (!zip.isOpen) return new Error(`${file} is closed`);
+    if (encrypted[i]) return new Error(`${name} is encrypted in ${file}`);
+    const m = method[i]!;
+    if (m !== STORED && m !== DEFLATED) {
+      return new Error(`${name} uses zip compression method ${m}, which Quarry cannot read`);
+    }
+    return undefined;
+  };
+
+  const inOrder = () => {
+    // The window: bytes of the file from `windowStart` on, read in one go for the many entries they hold.
+    let window = Buffer.alloc(0);
+    let windowStart = 0;
+    let windowGot = 0;
+    return async (name: string): Promise<Buffer | Readable> => {
+      const i = positions.get(name);
+      if (i === undefined) throw new Error(`${file} has no entry ${name}`);
+      const problem = unreadable(name, i);
+      if (problem) throw problem;
+      const size = compressedSize[i]!;
+      if (size <= SMALL_ENTRY) {
+        const start = localHeader[i]!;
+        const end = start + LOCAL_HEADER_ROOM + size;
+        if (start < windowStart || end > windowStart + windowGot) {
+          // One buffer, read into again and again (what was returned from it was copied out).
+          if (window.length < end - start) window = Buffer.allocUnsafe(Math.max(WINDOW, end - start));
+          windowStart = start;
+          windowGot = await readAt(window, start);
+        }
+        const at = start - windowStart;
+        const data = fromLocalRecord(
+          name,
+          i,
+          window.subarray(at, at + LOCAL_HEADER_ROOM + size),
+          Math.max(0, Math.min(windowGot - at, LOCAL_HEADER_ROOM + size)),
+        );
+        // A stored entry's bytes are the window's own, which the next read overwrites.
+        if (data) return method[i] === STORED ? Buffer.from(data) : data;
+      }
+      return new Promise((resolve, reject) => openStreamed(i, resolve, reject));
+    };
+  };
 
   const openStreamed = (i: number, resolve: (stream: Readable) => void, reject: (error: Error) => void) => {
     // Checked here, in the same run as yauzl's ref(): after the small read's await, close() may have come.
@@ -285,6 +339,7 @@ async function indexEntries(
     names() {
       return positions.keys();
     },
+    inOrder,
     openStream(name) {
       const i = positions.get(name);
       if (i === undefined) return Promise.reject(new Error(`${file} has no entry ${name}`));

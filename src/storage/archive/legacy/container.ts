@@ -24,6 +24,11 @@ export interface LegacyContainer {
   size(name: string): Promise<number | undefined>;
   read(name: string): Promise<Buffer>;
   openStream(name: string): Promise<Readable>;
+  /**
+   * A reader of the files under `nodes/` in nodeEntries' order: a small file's bytes, a larger one's stream.
+   * Faster than openStream for a walk of them all (a zip reads many files at once).
+   */
+  inOrder(): (name: string) => Promise<Buffer | Readable>;
   /** Every entry under `nodes/`, in the container's order. */
   nodeEntries(): AsyncIterable<NodeEntry>;
 }
@@ -35,6 +40,7 @@ export function zipContainer(zip: ZipArchive): LegacyContainer {
     size: async (name) => zip.get(name)?.size,
     read: (name) => zip.read(name),
     openStream: (name) => zip.openStream(name),
+    inOrder: () => zip.inOrder(),
     async *nodeEntries() {
       for (const name of zip.names()) if (name.startsWith('nodes/')) yield { path: name, folder: false };
     },
@@ -57,6 +63,7 @@ export function folderContainer(
     },
     read: (name) => readFile(at(name)),
     openStream: async (name) => createReadStream(at(name)),
+    inOrder: () => async (name) => createReadStream(at(name)),
     async *nodeEntries() {
       // Depth first, names sorted: the order a zip of the folder would hold them in.
       async function* walk(dir: string, rel: string): AsyncGenerator<NodeEntry> {

@@ -7,6 +7,11 @@
 export const MAX_UNPACK_RATIO = 100;
 /** ...once past this many bytes, so that small archives of repetitive text are never refused. */
 export const UNPACK_RATIO_FLOOR = 1 << 30;
+/**
+ * A tar.gz at a URL cannot be read by range, so it is downloaded whole into the cache folder to be converted: up
+ * to this size (the largest published AiiDA 1.x exports are a few GB).
+ */
+export const MAX_DOWNLOAD_BYTES = 32 * 2 ** 30;
 /** metadata.json is a few kB. */
 export const MAX_METADATA_BYTES = 16 << 20;
 /**

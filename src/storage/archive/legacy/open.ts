@@ -5,7 +5,9 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { basename, join } from 'node:path';
 import { defaultCacheDir } from '../../cache-dir.js';
 import type { ProgressCallback } from '../../observe.js';
@@ -13,18 +15,20 @@ import { StorageOpenError, type QuerySettings, type StorageBackend } from '../..
 import { sourcePath } from '../copy-sources.js';
 import { openCopy } from '../copy-pool.js';
 import { cachedCopy, type CopyRecipe } from '../extract.js';
+import type { RemoteTar } from '../remote.js';
 import { keptSummary } from '../kept-summaries.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from '../zip.js';
 import { folderContainer, folderOrigin, zipContainer } from './container.js';
 import { convertLegacy } from './convert.js';
-import { LegacyArchiveError, unpackLimit } from './limits.js';
+import { LegacyArchiveError, MAX_DOWNLOAD_BYTES, unpackLimit } from './limits.js';
 import { legacyRepository } from './repository.js';
 import { unpackTar } from './tar-unpack.js';
 
 /** Changing how archives are converted changes this, so that older copies are made anew. */
 const CONVERTER = 'legacy-1';
 
-export type LegacySource = { zip: ZipArchive } | { folder: string } | { tar: string };
+export type LegacySource =
+  { zip: ZipArchive } | { folder: string } | { tar: string } | { remoteTar: RemoteTar };
 
 export interface OpenLegacyOptions extends QuerySettings {
   cacheDir?: string;
@@ -44,7 +48,14 @@ export async function openLegacyArchive(
   source: LegacySource,
   options: OpenLegacyOptions = {},
 ): Promise<StorageBackend> {
-  const file = 'zip' in source ? source.zip.file : 'folder' in source ? source.folder : source.tar;
+  const file =
+    'zip' in source
+      ? source.zip.file
+      : 'folder' in source
+        ? source.folder
+        : 'tar' in source
+          ? source.tar
+          : source.remoteTar.origin.source;
   const { recipe, files } = await recipeOf(source, file);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const copy = await cachedCopy(recipe, cacheDir, options.onExtractProgress, options.extractWaitMs);
@@ -137,6 +148,7 @@ async function recipeOf(
     };
     return { recipe, files: () => root };
   }
+  if ('remoteTar' in source) return remoteTarRecipe(source.remoteTar, base);
   const tar = source.tar;
   const info = await stat(tar);
   const origin: ZipOrigin = { size: info.size, stamp: String(info.mtimeMs), source: await sourcePath(tar) };
@@ -152,6 +164,48 @@ async function recipeOf(
       await convertLegacy(folderContainer(beside, tar, 'tar.gz'), temp, onProgress);
       // Only nodes/ is read from now on.
       await rm(join(beside, 'data.json'), { force: true });
+    },
+  };
+  return { recipe, files: (copy) => `${copy}.files` };
+}
+
+/**
+ * A tar.gz at a URL, which cannot be read by range: downloaded whole beside the copy (under the copy's lock,
+ * the server asked for that same file), unpacked, converted, and the download deleted; its files are then
+ * served from the unpacked folder as a local tar.gz's are.
+ */
+function remoteTarRecipe(
+  remote: RemoteTar,
+  base: { problem: (error: unknown) => string; converted: boolean },
+): { recipe: CopyRecipe & { converted: boolean }; files: (copy: string) => string } {
+  const { origin, tar: reader } = remote;
+  const size = origin.size;
+  const recipe = {
+    ...base,
+    file: origin.source,
+    origin,
+    fingerprint: `${CONVERTER}\0remote-tar`,
+    async fill(temp: string, onProgress: ProgressCallback | undefined, beside: string) {
+      recipe.converted = true;
+      if (size > MAX_DOWNLOAD_BYTES) {
+        throw new LegacyArchiveError(
+          `it is ${size} bytes, more than the ${MAX_DOWNLOAD_BYTES} a tar.gz at a URL is downloaded for (it cannot be read by range); download it and serve the file`,
+        );
+      }
+      const download = `${beside}.download`;
+      try {
+        onProgress?.('download', 0, size);
+        let done = 0;
+        const source = reader.createReadStream({ start: 0, end: size });
+        source.on('data', (chunk: Buffer) => onProgress?.('download', (done += chunk.length), size));
+        await pipeline(source, createWriteStream(download));
+        onProgress?.('unpack', 0, size);
+        await unpackTar(download, size, beside, (bytes) => onProgress?.('unpack', bytes, size));
+        await convertLegacy(folderContainer(beside, origin.source, 'tar.gz'), temp, onProgress);
+        await rm(join(beside, 'data.json'), { force: true });
+      } finally {
+        await rm(download, { force: true });
+      }
     },
   };
   return { recipe, files: (copy) => `${copy}.files` };

@@ -33,6 +33,7 @@ export async function stageFiles(
   const insertFile = stage.prepare('INSERT INTO file (uuid, path, key) VALUES (?, ?, ?)');
   const insertKey = copy.prepare('INSERT OR IGNORE INTO quarry_legacy_files (key, path) VALUES (?, ?)');
   let count = 0;
+  const contents = container.inOrder();
   stage.exec('BEGIN');
   copy.exec('BEGIN');
   try {
@@ -44,7 +45,9 @@ export async function stageFiles(
         continue;
       }
       const hash = createHash('sha256');
-      for await (const chunk of await container.openStream(entry.path)) hash.update(chunk as Buffer);
+      const body = await contents(entry.path);
+      if (Buffer.isBuffer(body)) hash.update(body);
+      else for await (const chunk of body) hash.update(chunk as Buffer);
       const key = hash.digest('hex');
       insertFile.run(at.uuid, at.path, key);
       insertKey.run(key, entry.path);
@@ -61,11 +64,11 @@ export async function stageFiles(
 }
 
 /**
- * Each node's repository_metadata, staged once (`repo`) rather than looked up node by node; the files are read
- * in pages (one connection cannot write while it iterates).
+ * Each node's repository_metadata, staged once (`repo`, by the node's pk) rather than looked up node by node;
+ * the files are read in pages (one connection cannot write while it iterates).
  */
 export function stageRepositoryMetadata(stage: Stage): void {
-  const insert = stage.prepare('INSERT INTO repo (uuid, meta) VALUES (?, ?)');
+  const insert = stage.prepare('INSERT INTO repo_by_uuid (uuid, meta) VALUES (?, ?)');
   const page = stage.prepare(
     'SELECT uuid, path, key, seq FROM file WHERE (uuid, seq) > (?, ?) ORDER BY uuid, seq LIMIT 10000',
   );
@@ -91,7 +94,15 @@ export function stageRepositoryMetadata(stage: Stage): void {
     after = [last.uuid, last.seq];
   }
   flush();
-  stage.exec('COMMIT');
+  // By pk, through a sort: the nodes are then read with their listings in one pass, in the order of both. The
+  // listings are written in uuid order, which a node's pk does not follow; looked up by uuid, node after node,
+  // they were read from all over a file larger than the page cache (a third of the time at 10^6 nodes).
+  stage.exec(`
+    INSERT INTO repo (pk, meta)
+    SELECT n.pk, r.meta FROM repo_by_uuid r CROSS JOIN node n ON n.uuid = r.uuid ORDER BY n.pk;
+    DROP TABLE repo_by_uuid;
+    COMMIT;
+  `);
 }
 
 type Tree = { [name: string]: Tree | string };

@@ -32,6 +32,8 @@ export function openStage(file: string): Stage {
   db.pragma('synchronous = OFF');
   // 16 MiB: the stage and the copy are open together, and their page caches are most of a conversion's memory.
   db.pragma('cache_size = -16384');
+  // Sorts (indexes made, ORDER BY) spill to a file past the page cache instead of growing in memory.
+  db.pragma('temp_store = FILE');
   db.exec(`
     CREATE TABLE node (pk INTEGER PRIMARY KEY, uuid TEXT, type TEXT, rec TEXT NOT NULL);
     CREATE TABLE entity (kind TEXT NOT NULL, pk INTEGER NOT NULL, rec TEXT NOT NULL, PRIMARY KEY (kind, pk));
@@ -39,7 +41,8 @@ export function openStage(file: string): Stage {
     CREATE TABLE link (seq INTEGER PRIMARY KEY, rec TEXT NOT NULL);
     CREATE TABLE member (seq INTEGER PRIMARY KEY, grp TEXT, node TEXT);
     CREATE TABLE file (seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, path TEXT NOT NULL, key TEXT);
-    CREATE TABLE repo (uuid TEXT PRIMARY KEY, meta TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE repo_by_uuid (uuid TEXT NOT NULL, meta TEXT NOT NULL);
+    CREATE TABLE repo (pk INTEGER PRIMARY KEY, meta TEXT NOT NULL);
   `);
   return db;
 }

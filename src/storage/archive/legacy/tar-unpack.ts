@@ -4,12 +4,12 @@
  * `data.json` and regular files and folders under `nodes/` are written, at safe paths; the whole is bounded
  * (limits.ts) so a gzip bomb is refused rather than filling the disk.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { PassThrough, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib';
 import tarStream from 'tar-stream';
 import { LegacyArchiveError, unpackLimit } from './limits.js';
 
@@ -25,6 +25,66 @@ export async function isTarFile(file: string): Promise<boolean> {
   } finally {
     await handle.close();
   }
+}
+
+/** What looksLegacyTar reads of a file: its first tar headers, packed (a gzip inflates at most ~1000 times). */
+const HEAD_BYTES = 4096;
+
+/**
+ * Whether `file` is a tar.gz (or tar) whose first entry is one of a legacy archive's (data.json, metadata.json,
+ * nodes/): the tar.gz files of a folder are told apart from other tarballs (a disk-objectstore container, a
+ * backup) by their first 4 KiB, synchronously, as a folder scan reads names and sizes.
+ */
+export function looksLegacyTar(file: string): boolean {
+  let head: Buffer;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const packed = Buffer.alloc(HEAD_BYTES);
+      head = packed.subarray(0, readSync(fd, packed, 0, HEAD_BYTES, 0));
+    } finally {
+      closeSync(fd);
+    }
+    // A gzip cut short inflates as far as it goes.
+    if (head[0] === 0x1f && head[1] === 0x8b)
+      head = gunzipSync(head, {
+        finishFlush: zlibConstants.Z_SYNC_FLUSH,
+        maxOutputLength: 2048 * HEAD_BYTES,
+      });
+  } catch {
+    return false;
+  }
+  for (let at = 0; at + 512 <= head.length;) {
+    const header = head.subarray(at, at + 512);
+    const ustar = header.subarray(257, 262).toString('latin1') === 'ustar';
+    // Old (v7) tars have no magic; their checksum says they are tars all the same.
+    if (!ustar && !tarChecksumMatches(header)) return false;
+    const text = (from: number, to: number) => {
+      const field = header.subarray(from, to);
+      const end = field.indexOf(0);
+      return field.subarray(0, end === -1 ? field.length : end).toString('utf8');
+    };
+    const name = text(0, 100);
+    if (name === '') return false;
+    const type = String.fromCharCode(header[156]!);
+    const size = parseInt(text(124, 136).trim() || '0', 8);
+    if (!Number.isFinite(size)) return false;
+    at += 512 + Math.ceil(size / 512) * 512;
+    // Long names and extended headers describe the entry after them.
+    if ('xgLK'.includes(type)) continue;
+    const prefix = ustar ? text(345, 500) : '';
+    const full = prefix ? `${prefix}/${name}` : name;
+    if (full.split('/').every((p) => p === '' || p === '.')) continue; // the archive's own folder, `./`
+    return safePath(full) !== undefined;
+  }
+  return false;
+}
+
+function tarChecksumMatches(header: Buffer): boolean {
+  let sum = 0;
+  for (let k = 0; k < 512; k++) sum += k >= 148 && k < 156 ? 32 : header[k]!;
+  const stored = parseInt(header.subarray(148, 156).toString('latin1').replace(/\0.*$/, '').trim(), 8);
+  return stored === sum;
 }
 
 /** The entry's path inside the archive, or undefined for one that is not to be written. */

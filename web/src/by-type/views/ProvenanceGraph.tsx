@@ -32,6 +32,7 @@ import {
 } from './graph-draw.js';
 import { colours, graphStyle, NODE_FONT } from './graph-style.js';
 import { GraphDetails, storedTrail, storeTrail, Trail } from './GraphDetails.js';
+import { aimedAt, movingView, watchPresses } from './graph-aim.js';
 import './by-type.css';
 import './graph.css';
 
@@ -45,6 +46,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   /** The selected node as the address says it (it may name a node not drawn). */
   const selection = useRef<string | undefined>(undefined);
   const queue = useRef<Promise<void>>(Promise.resolve());
+  /** Presses and wheel turns on the picture so far: an answer asked before the last one leaves the view alone. */
+  const touched = useRef(0);
   const [, setVersion] = useState(0);
   const [state, setState] = useState<{ loading?: string; error?: Error }>({});
   const [selected, setSelected] = useState<string | undefined>(undefined);
@@ -91,6 +94,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
 
   /** One expansion at a time, in the order asked: the placement depends on it, and the address replays it. */
   const expand = (uuid: string): Promise<void> => {
+    const asked = touched.current;
     queue.current = queue.current.then(async () => {
       const core = cy.current;
       const known = graph.current.nodes.get(uuid);
@@ -111,7 +115,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
           formulas.current.set(id, formula);
         if (cy.current !== core) return;
         draw(core, graph.current, layout.current, formulas.current);
-        showAround(core, uuid);
+        // A reader who pressed on the picture since is aiming at what it shows: a late answer does not move it.
+        if (touched.current === asked) showAround(core, uuid);
         if (uuid === node.uuid) addToTrail(uuid);
         else if (!expansions.current.includes(uuid)) expansions.current.push(uuid);
         remember(selection.current);
@@ -144,20 +149,29 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       selectionType: 'single',
     });
     cy.current = core;
+    touched.current = 0;
+    const stopWatching = watchPresses(core, element, () => touched.current++);
     const onZoom = () => {
       setZoom(core.zoom());
       markFar(core);
     };
     core.on('zoom', onZoom);
     core.on('add', () => markFar(core));
-    core.on('tap', 'node[?more]', (event) => {
-      const data = event.target.data() as { of: string; direction: 'incoming' | 'outgoing' };
-      callbacks.current.onMore(data.of, data.direction);
-    });
-    core.on('tap', 'node[!more]', (event) => {
-      const id = event.target.id() as string;
-      setFocused(id);
-      callbacks.current.select(id);
+    const onTap = (el: cytoscape.NodeSingular) => {
+      const data = el.data() as {
+        id: string;
+        more?: boolean;
+        of: string;
+        direction: 'incoming' | 'outgoing';
+      };
+      if (data.more) return callbacks.current.onMore(data.of, data.direction);
+      setFocused(data.id);
+      callbacks.current.select(data.id);
+    };
+    core.on('tap', 'node', (event) => onTap(event.target as cytoscape.NodeSingular));
+    core.on('tap', (event) => {
+      const aimed = event.target === core ? aimedAt(core, event.renderedPosition) : undefined;
+      if (aimed) onTap(aimed);
     });
     core.on('dbltap', 'node[!more]', (event) => callbacks.current.onOpen(event.target.id() as string));
     // The frame changes size with the details panel and full screen, not only with the window.
@@ -177,11 +191,15 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     for (const uuid of saved.expanded) void expand(uuid);
     void queue.current.then(() => {
       if (cy.current !== core) return;
-      // A restored picture is shown whole, as Fit shows it.
-      if (saved.expanded.length > 0) core.fit(undefined, FIT_PADDING);
+      // A restored picture is shown whole, as Fit shows it (unless the reader is at work on it already).
+      if (saved.expanded.length > 0 && touched.current === 0) {
+        movingView(core);
+        core.fit(undefined, FIT_PADDING);
+      }
       if (saved.selected) callbacks.current.select(saved.selected);
     });
     return () => {
+      stopWatching();
       resized.disconnect();
       core.destroy();
       cy.current = undefined;
@@ -209,6 +227,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     if (core) {
       // Its size is taken now (so the resize observer finds nothing left to scale), and the picture fitted to it.
       keepView(core);
+      movingView(core);
       core.fit(undefined, FIT_PADDING);
     }
     if (!full) return;

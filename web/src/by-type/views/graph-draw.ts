@@ -6,6 +6,7 @@
 import type cytoscape from 'cytoscape';
 import { MIN_LABEL_PX, moreMarkers, nodeCaption, type Graph } from '../logic/graph.js';
 import { bend, position, type Cell, type Layout } from '../logic/graph-layout.js';
+import { movingView } from './graph-aim.js';
 import { NODE_FONT } from './graph-style.js';
 
 export const FIT_PADDING = 24;
@@ -94,6 +95,7 @@ function fittingZoom(core: cytoscape.Core, eles: cytoscape.Collection): number {
  */
 export function showAround(core: cytoscape.Core, id: string): void {
   const all = core.elements();
+  movingView(core);
   if (fittingZoom(core, all) >= READABLE_ZOOM) {
     core.fit(all, FIT_PADDING);
     return;
@@ -188,6 +190,7 @@ export function keepView(core: cytoscape.Core): void {
   const pan = core.pan();
   const middle = { x: (before.w / 2 - pan.x) / zoom, y: (before.h / 2 - pan.y) / zoom };
   const scale = Math.min(w / before.w, h / before.h);
+  movingView(core);
   const level = Math.min(core.maxZoom(), Math.max(core.minZoom(), zoom * scale));
   core.viewport({ zoom: level, pan: { x: w / 2 - middle.x * level, y: h / 2 - middle.y * level } });
 }

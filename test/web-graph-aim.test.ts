@@ -1,0 +1,42 @@
+/**
+ * A press on the provenance graph that hits nothing, just after the view moved without the reader (a resize, a
+ * late answer), selects the node that was drawn there before the move (web/src/by-type/views/graph-aim.ts).
+ * Cytoscape headless: the same model and geometry as in the page, without a canvas.
+ */
+import cytoscape from 'cytoscape';
+import { describe, expect, it } from 'vitest';
+import { AIM_MS, aimedAt, movingView } from '../web/src/by-type/views/graph-aim.js';
+
+function picture(): cytoscape.Core {
+  const core = cytoscape({
+    headless: true,
+    layout: { name: 'preset' },
+    styleEnabled: true,
+    style: [{ selector: 'node', style: { width: 40, height: 20 } }],
+    elements: [
+      { data: { id: 'calc' }, position: { x: 0, y: 0 } },
+      { data: { id: 'structure' }, position: { x: -200, y: 0 } },
+    ],
+  });
+  core.viewport({ zoom: 1, pan: { x: 300, y: 100 } });
+  return core;
+}
+
+describe('a press aimed at the picture before a move', () => {
+  it('finds the node drawn there before the move, for a second', () => {
+    const core = picture();
+    // The structure is drawn at (100, 100) on screen; then the view is fitted elsewhere.
+    const start = Date.now();
+    movingView(core);
+    core.viewport({ zoom: 2, pan: { x: 50, y: 400 } });
+    expect(aimedAt(core, { x: 100, y: 100 }, start + 200)?.id()).toBe('structure');
+    expect(aimedAt(core, { x: 305, y: 95 }, start + 200)?.id()).toBe('calc');
+    // Where nothing was drawn, nothing; after AIM_MS, the press is the reader's on the new picture.
+    expect(aimedAt(core, { x: 200, y: 100 }, start + 200)).toBeUndefined();
+    expect(aimedAt(core, { x: 100, y: 100 }, start + AIM_MS + 1)).toBeUndefined();
+  });
+
+  it('finds nothing when the view never moved without the reader', () => {
+    expect(aimedAt(picture(), { x: 100, y: 100 })).toBeUndefined();
+  });
+});
