@@ -42,3 +42,6 @@ export const BENCH_METRICS = 'QUARRY_BENCH_METRICS';
 
 /** The kept answers' file of the benchmark's servers (as quarry serve's in its cache folder); unset: in memory. */
 export const BENCH_KEPT_FILE = 'QUARRY_BENCH_KEPT_FILE';
+
+/** Set to 0 in the environment of the benchmark's servers: whole GET answers are not kept. */
+export const BENCH_KEPT_GETS = 'QUARRY_BENCH_KEPT_GETS';

@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/app.js';
+import { MMAP_BYTES } from '../storage/query-child.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
@@ -93,7 +94,10 @@ export async function dataFloor(
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
   // As the server reads an archive's database: keeping the lock and page cache between statements.
-  if (backend.kind === 'archive') db.pragma('locking_mode = EXCLUSIVE');
+  if (backend.kind === 'archive') {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  }
   try {
     const prepared = new Map<string, BetterSqlite3.Statement>();
     const statement = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare(sql)).get(sql)!;

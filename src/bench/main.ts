@@ -159,7 +159,40 @@ async function main(options: Options) {
       rounds: options.tries,
       serverDist: options.serverDist,
       out: options.out,
+      only: options.only,
     });
+  }
+  if (options.firstPage) {
+    const { firstPageBench, firstPageLines } = await import('./first-page.js');
+    const file = options.data ?? (await dataset(options.nodes));
+    let loaded: LoadedCluster | undefined;
+    if (options.backend === 'postgres') {
+      const archive = await openArchive(file);
+      loaded = await loadedCluster((archive.db as SqlitePool).file, (line) =>
+        process.stderr.write(`  ${line}\n`),
+      );
+      await archive.close();
+    }
+    try {
+      const result = await firstPageBench({
+        file,
+        pgUrl: loaded?.url,
+        processes: options.processes,
+        rounds: options.tries,
+        serverDist: options.serverDist,
+      });
+      const lines = [
+        `${file}${loaded ? ' on PostgreSQL' : ''}, ${options.processes} serving processes, ${options.tries} servers;` +
+          ` load average ${result.load.start.join(' ')} at the start, ${result.load.end.join(' ')} at the end`,
+        '',
+        ...firstPageLines(result.rows),
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      writeFileSync(options.out, JSON.stringify({ nodes: options.nodes, ...result }, null, 1));
+    } finally {
+      loaded?.cluster.destroy();
+    }
+    return;
   }
   if (options.views) {
     const file = await dataset(options.nodes);

@@ -25,6 +25,7 @@ export interface Options {
   runs: number;
   data?: string;
   sideBySide?: boolean;
+  firstPage?: boolean;
   container?: string;
   serverDist?: string;
   legacy?: number[];
@@ -142,12 +143,16 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
       'instead: the same data as an archive, core.sqlite_dos and PostgreSQL, at the first --concurrency (src/bench/side-by-side.ts)',
     )
     .option(
+      '--first-page',
+      'instead: the first page of a listing by a node type never asked, against the same page asked again, on the archive of --nodes (or --backend postgres); --tries servers (src/bench/first-page.ts)',
+    )
+    .option(
       '--container <tarball>',
       'with --side-by-side and --data: the disk-objectstore container of the data',
     )
     .option(
       '--server-dist <dir>',
-      "with --side-by-side: serve with this build's dist/ folder (another version)",
+      "with --side-by-side or --first-page: serve with this build's dist/ folder (another version)",
     )
     .action(action);
 }

@@ -5,9 +5,11 @@
  * load runs; this is what the route adds to it.
  */
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { bound, compileQuery, parseQueryDict, prepareQuery } from '../query/index.js';
 import { recordFormatter } from '../rest/format.js';
 import { postQueryBuilder } from '../rest/querybuilder.js';
+import { MMAP_BYTES } from '../storage/query-child.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
@@ -35,15 +37,22 @@ async function median(f: (i: number) => unknown, rounds = ROUNDS): Promise<numbe
   return Number(times[rounds >> 1]!.toFixed(3));
 }
 
-/** The steps of `dict` (a dictionary with a `limit`) on `backend`; `from` is the first limit never asked. */
+export interface StepOptions {
+  /** A dictionary never asked before, at each call (default: `dict` with a limit of its own, from 900,000). */
+  fresh?: () => Record<string, unknown>;
+  /** The PostgreSQL database the backend reads: the floor of its statements, run straight by a client. */
+  pgUrl?: string;
+}
+
+/** The steps of `dict` on `backend`, each round a dictionary never asked before. */
 export async function postedSteps(
   backend: StorageBackend,
   dict: Record<string, unknown>,
-  from = 900_000,
+  options: StepOptions = {},
 ): Promise<PostedStep[]> {
   const dialect = backend.db.dialect;
-  let limit = from;
-  const fresh = () => ({ ...dict, limit: limit++ });
+  let limit = 900_000;
+  const fresh = options.fresh ?? (() => ({ ...dict, limit: limit++ }));
   const text = JSON.stringify(dict);
   const steps: PostedStep[] = [];
   const add = (step: string, ms: number, floorMs?: number, floor?: string) =>
@@ -61,11 +70,23 @@ export async function postedSteps(
   const raw =
     backend.db instanceof SqlitePool ? new BetterSqlite3(backend.db.file, { readonly: true }) : undefined;
   raw?.pragma('case_sensitive_like = ON');
-  const direct = (sql: string, params: unknown[]) =>
-    raw!
-      .prepare(sql)
-      .raw(true)
-      .all(...params);
+  // As the server reads an archive's database: keeping the lock and page cache between statements.
+  if (backend.kind === 'archive') {
+    raw?.pragma('locking_mode = EXCLUSIVE');
+    raw?.pragma(`mmap_size = ${MMAP_BYTES}`);
+  }
+  const client = options.pgUrl
+    ? new pg.Client({ connectionString: options.pgUrl, options: '-c TimeZone=UTC' })
+    : undefined;
+  await client?.connect();
+  const direct = (sql: string, params: unknown[]): unknown =>
+    raw
+      ? raw
+          .prepare(sql)
+          .raw(true)
+          .all(...params)
+      : client!.query({ text: sql, values: params, rowMode: 'array' });
+  const straightly = raw !== undefined || client !== undefined;
   try {
     // Compiled ahead of the timing: each round's statement is one never run before.
     const statements = (which: 'count' | 'select') =>
@@ -77,8 +98,15 @@ export async function postedSteps(
       const through = statements(which);
       const ms = await median((i) => backend.db.values(through[i]!));
       const straight = statements(which);
-      const floorMs = raw ? await median((i) => direct(straight[i]!.sql, straight[i]!.params)) : undefined;
-      add(`${which} (SQL) through the storage`, ms, floorMs, 'the same SQL on a connection of this thread');
+      const floorMs = straightly
+        ? await median((i) => direct(straight[i]!.sql, straight[i]!.params))
+        : undefined;
+      add(
+        `${which} (SQL) through the storage`,
+        ms,
+        floorMs,
+        raw ? 'the same SQL on a connection of this thread' : 'the same SQL from a client of this thread',
+      );
     }
     if (raw) {
       // What the order costs: the same rows read in no order.
@@ -93,12 +121,17 @@ export async function postedSteps(
     const values = await backend.db.values(bound(compiled.select, compiled));
     add('decode the rows', await median(() => values.map(compiled.decodeRow)));
     const rows = values.map(compiled.decodeRow);
+    const tags = rows[0] === undefined ? [] : Object.keys(rows[0]);
     const format = () => {
-      const f = recordFormatter(true);
-      return rows.map((row) => f(row[Object.keys(row)[0]!] ?? {}));
+      const data: Record<string, unknown[]> = {};
+      for (const tag of tags) {
+        const f = recordFormatter(true);
+        data[tag] = rows.map((row) => f(row[tag] ?? {}));
+      }
+      return data;
     };
     add('format the records', await median(format));
-    const data = { node: format() };
+    const data = format();
     add(
       'write the JSON (exact numbers)',
       await median(() => Buffer.from(toJson(data))),
@@ -111,6 +144,7 @@ export async function postedSteps(
     );
   } finally {
     raw?.close();
+    await client?.end();
   }
   return steps;
 }

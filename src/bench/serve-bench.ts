@@ -5,7 +5,7 @@
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../server/app.js';
 import { warmUp } from '../ops/warm-up.js';
-import { BENCH_KEPT_FILE, BENCH_METRICS, benchBackend } from './backend.js';
+import { BENCH_KEPT_FILE, BENCH_KEPT_GETS, BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
 if (!file || !Number.isInteger(Number(processes))) {
@@ -22,6 +22,8 @@ if (Number(processes) > 1 && !isServingProcess()) {
     backends: [backend],
     metrics: process.env[BENCH_METRICS] === '1',
     ...(keptFile ? { keptAnswers: { file: keptFile, bytes: 256 * 1024 * 1024 } } : {}),
+    // `npm run bench -- --first-page`: a page asked again is read again, as when its answer is not kept.
+    ...(process.env[BENCH_KEPT_GETS] === '0' ? { keptAnswers: false as const } : {}),
   });
   // As `quarry serve` does: a live database's summaries are computed ahead, and /readyz waits for them.
   void warmUp([backend], 600_000, (_backend, error) =>

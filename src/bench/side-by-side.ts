@@ -28,7 +28,16 @@ import { SqlitePool } from '../storage/sqlite-pool.js';
 import { BENCH_KEPT_FILE } from './backend.js';
 import { child } from './child.js';
 import type { DriveJob, DriveResult } from './drive.js';
-import { EXPLORER_GRID_QUERY } from './mix.js';
+import {
+  freshAsked,
+  freshJob,
+  JOIN_QUERY,
+  NEVER_ASKED,
+  neverAskedLines,
+  neverAskedRatios,
+  type NeverAsked,
+  type NeverAskedRow,
+} from './never-asked.js';
 import { loadedCluster } from './pg-scale.js';
 import { loadAverage, processTable, processTree } from './process-table.js';
 
@@ -42,6 +51,8 @@ export interface SideBySideOptions {
   out: string;
   /** Measurements of each cell (in turned orders); the best is kept. */
   rounds: number;
+  /** Only the kinds whose name holds this text (the never-asked ratios are measured whatever it says). */
+  only?: string;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -53,27 +64,13 @@ export const CONFORMANCE_DATA = {
   container: join(REPO, 'test', 'fixtures', 'conformance', 'data', 'rich-container-packed.tar.gz'),
 };
 
-const JOIN_QUERY = {
-  path: [
-    { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },
-    {
-      entity_type: 'data.core.dict.Dict.',
-      orm_base: 'node',
-      tag: 'o',
-      joining_keyword: 'with_incoming',
-      joining_value: 'c',
-    },
-  ],
-  project: { c: ['id', 'uuid'], o: ['id', 'uuid', 'attributes'] },
-  limit: 20,
-};
-
 interface Kind {
   name: string;
   method: 'GET' | 'POST';
   paths: string[];
   body?: unknown;
-  fresh?: boolean;
+  /** Each request a body never posted before, made so. */
+  fresh?: NeverAsked;
 }
 
 /** User + system CPU time so far of a process and its descendants, in ms. */
@@ -144,25 +141,15 @@ async function kinds(base: string): Promise<Kind[]> {
       paths: [api('/querybuilder/')],
       body: JOIN_QUERY,
     },
-    {
-      name: 'posted join, 20 rows, never posted before',
-      method: 'POST',
+    ...NEVER_ASKED.map((query) => ({
+      name: `${query.name}, never posted before`,
+      method: 'POST' as const,
       paths: [api('/querybuilder/')],
-      body: JOIN_QUERY,
-      fresh: true,
-    },
-    {
-      name: "the explorer's grid, never posted before",
-      method: 'POST',
-      paths: [api('/querybuilder/')],
-      body: EXPLORER_GRID_QUERY,
-      fresh: true,
-    },
+      body: query.body,
+      fresh: query,
+    })),
   ];
 }
-
-/** Limits of fresh kinds go on across storages: no storage is asked what another was asked. */
-let nextFresh = 100_000;
 
 function drive(job: DriveJob): Promise<DriveResult> {
   const script = join(here, 'drive.js');
@@ -224,7 +211,9 @@ async function start(served: Served, options: SideBySideOptions, temp: string): 
  * most, under the same load from elsewhere; `rounds` times, in turned orders, the best of each kept.
  */
 async function measure(running: Running[], options: SideBySideOptions, cells: Cell[]) {
-  const all = await kinds(running[0]!.base);
+  const all = (await kinds(running[0]!.base)).filter(
+    (k) => options.only === undefined || k.name.includes(options.only),
+  );
   for (const kind of all) {
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? running : [...running].reverse();
@@ -237,15 +226,15 @@ async function measure(running: Running[], options: SideBySideOptions, cells: Ce
           body: kind.body === undefined ? undefined : JSON.stringify(kind.body),
           connections: options.connections,
           duration,
-          ...(kind.fresh ? { freshLimitsFrom: nextFresh } : {}),
+          ...(kind.fresh ? freshJob(server.base, kind.fresh) : {}),
         });
         // Unmeasured first: every variant asked once (what a repeated request is), the plans compiled.
         const warm = await drive(job(1));
-        if (kind.fresh) nextFresh = warm.nextLimit;
+        if (kind.fresh) freshAsked(server.base, kind.fresh, warm.nextLimit);
         const cpuBefore = treeCpuMs(server.pid);
         const result = await drive(job(options.duration));
         const cpuUs = result.total > 0 ? (1000 * (treeCpuMs(server.pid) - cpuBefore)) / result.total : 0;
-        if (kind.fresh) nextFresh = result.nextLimit;
+        if (kind.fresh) freshAsked(server.base, kind.fresh, result.nextLimit);
         const load = loadAverage()[0]!;
         process.stderr.write(
           `${server.storage} | ${kind.name}: ${Math.round(result.rps)}/s (load ${load})\n`,
@@ -288,6 +277,7 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
   const started = loadAverage();
   let cluster: Awaited<ReturnType<typeof loadedCluster>> | undefined;
   const running: Running[] = [];
+  let neverAsked: NeverAskedRow[] = [];
   try {
     const folder = sqliteDosFolder(dbFile, options.container, temp);
     cluster = await loadedCluster(dbFile, (line) => process.stderr.write(`${line}\n`));
@@ -301,6 +291,16 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
     await measure(running, options, cells);
     for (const server of running)
       memory.push({ storage: server.storage, idle: server.idle, afterLoad: treeMemory(server.pid) });
+    neverAsked = await neverAskedRatios(
+      running.map((server) => ({
+        storage: server.storage,
+        base: server.base,
+        pid: server.pid,
+        open: server.args as [string, string?],
+      })),
+      options.processes,
+      options.duration,
+    );
   } finally {
     await Promise.all(running.map((server) => server.stop()));
     cluster?.cluster.destroy();
@@ -343,6 +343,7 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
     lines.push(
       `| ${m.storage} | ${m.idle.rssMb} / ${m.idle.pssMb} | ${m.afterLoad.rssMb} / ${m.afterLoad.pssMb} | ${m.afterLoad.processes} |`,
     );
+  lines.push(...neverAskedLines(neverAsked));
   process.stdout.write(`${lines.join('\n')}\n`);
-  writeFileSync(options.out, JSON.stringify({ started, ended, cells, memory, options }, null, 2));
+  writeFileSync(options.out, JSON.stringify({ started, ended, cells, memory, neverAsked, options }, null, 2));
 }

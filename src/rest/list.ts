@@ -10,6 +10,7 @@ import type { CollectionSpec } from './collections.js';
 import { PK, queryCount, queryRows, windowed } from './engine.js';
 import { badRequest, inputError } from './errors.js';
 import { recordFormatter } from './format.js';
+import { nodeTypeCount } from './node-summaries.js';
 import { idFilter, isCompleteUuid, resolveId, theOne } from './identifiers.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { derivedFrom } from '../util/derived.js';
@@ -77,7 +78,10 @@ export async function listCollection(
   const { tag, edgeTag } = tagsOf(main, req.links);
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
-  let total = req.page === undefined ? undefined : await queryCount(backend, dict, { values });
+  let total =
+    req.page === undefined
+      ? undefined
+      : ((await typeCount(backend, req, shape.filters)) ?? (await queryCount(backend, dict, { values })));
   const window =
     total !== undefined
       ? pageWindow(req.page as number, qs.perpage, total, limits.perpageDefault)
@@ -175,6 +179,25 @@ function listShape(spec: CollectionSpec, qs: ParsedQueryString): ListShape {
     byCollection.set(spec.name, shape);
   }
   return shape;
+}
+
+/**
+ * The count of a listing of nodes filtered by one node type alone, from the node-wide type counts when they are
+ * kept: at 10^6 nodes, counting the nodes of a common type nobody asked before took longer than its page.
+ */
+async function typeCount(
+  backend: StorageBackend,
+  req: ListRequest,
+  filters: Record<string, unknown>,
+): Promise<number | undefined> {
+  if (req.spec.name !== 'nodes' || req.links || req.id !== undefined) return undefined;
+  const keys = Object.keys(filters);
+  if (keys.length !== 1 || keys[0] !== 'node_type') return undefined;
+  const condition = filters.node_type as Record<string, unknown>;
+  const operators = Object.keys(condition);
+  const nodeType = condition['=='];
+  if (operators.length !== 1 || typeof nodeType !== 'string') return undefined;
+  return nodeTypeCount(backend, nodeType);
 }
 
 /** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */

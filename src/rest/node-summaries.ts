@@ -6,7 +6,7 @@
 import { creationStatistics, typeCounts, type TypeCount } from '../storage/aggregates.js';
 import type { StorageBackend } from '../storage/types.js';
 import { nodeNamespace } from './namespace.js';
-import { keptSummary, summary, type Summarised } from './summary-cache.js';
+import { currentSummary, keptSummary, summary, type Summarised } from './summary-cache.js';
 
 /** The `statistics` answer's data, as JSON: creation dates by day and nodes by type, of one user or all. */
 export function statisticsJson(
@@ -31,6 +31,22 @@ export function typeCountsOf(
     const kept = await keptSummary(backend, 'typeCounts', user);
     return kept === undefined ? typeCounts(backend.db, user) : (JSON.parse(kept) as TypeCount[]);
   });
+}
+
+/**
+ * The number of nodes of one node type, from the whole database's type counts when they are kept at the data
+ * version of the request's server (always, for an archive) (a page of nodes filtered by a type nobody asked before then needs no count
+ * of its own); undefined when they are not.
+ */
+export async function nodeTypeCount(backend: StorageBackend, nodeType: string): Promise<number | undefined> {
+  // An archive's are kept in its extracted copy: read once, then at hand.
+  const types =
+    (await currentSummary<TypeCount[]>(backend, `types:${undefined}`)) ??
+    (backend.kind === 'archive' ? (await typeCountsOf(backend, undefined)).value : undefined);
+  if (types === undefined) return undefined;
+  let count = 0;
+  for (const t of types) if (t.nodeType === nodeType) count += t.count;
+  return count;
 }
 
 /** Each type count's namespace is serialised once, with and without counts. */

@@ -2,7 +2,13 @@
  * POST /querybuilder/: run a `QueryBuilder.as_dict()` dictionary and shape the rows as the reference's
  * QueryBuilder resource does (one list per projected tag, `full_type` where it is known).
  */
-import { DEFAULT_LIMITS, MAX_BODY_DEPTH, nestingDepth, type QueryLimits } from '../query/index.js';
+import {
+  DEFAULT_LIMITS,
+  MAX_BODY_DEPTH,
+  nestingDepth,
+  type QueryLimits,
+  type ResultRow,
+} from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { queryCount, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
@@ -66,21 +72,26 @@ export async function postQueryBuilder(
   }
 
   const dict = { ...body, project };
-  // A limit no larger than an answer may be bounds the rows: they are read while the query is counted, on
-  // another connection, instead of after (a round trip to a query process saved on every query that has one).
+  // A limit no larger than an answer may be bounds the rows, and the count (which honours the limit and the
+  // offset) is the number of rows read: no count statement is run. Without such a limit the query is counted
+  // first, so that a larger answer is refused before any row is read.
   const bounded = typeof body.limit === 'number' && body.limit <= maxRows;
-  const ahead = bounded ? queryRows(backend, dict, { limits }) : undefined;
-  ahead?.catch(() => undefined);
-  // The count honours the dictionary's limit and offset: it is the number of rows the answer would hold.
-  const total = await queryCount(backend, dict, { limits });
-  if (total > maxRows) {
-    throw badRequest(
-      `The query matches ${total} rows; this server answers at most ${maxRows} at once: add a "limit" (at most ${maxRows}) and page with "offset"`,
-    );
+  let rows: ResultRow[] | undefined;
+  let total: number;
+  if (bounded) {
+    rows = await queryRows(backend, dict, { limits });
+    total = rows.length;
+  } else {
+    total = await queryCount(backend, dict, { limits });
+    if (total > maxRows) {
+      throw badRequest(
+        `The query matches ${total} rows; this server answers at most ${maxRows} at once: add a "limit" (at most ${maxRows}) and page with "offset"`,
+      );
+    }
   }
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
-    const rows = await (ahead ?? queryRows(backend, dict, { limits }));
+    rows ??= await queryRows(backend, dict, { limits });
     for (const tag of answered) {
       const format = recordFormatter(true);
       data[tag] = rows.map((row) => withoutNullFullType(format(row[tag] ?? {})));

@@ -119,6 +119,15 @@ export async function summary<T>(
   return { value: slot.latest.value as T, current: false };
 }
 
+/**
+ * The summary `name` computed at the data version the request's server is at now, when one is kept; never
+ * computed here (for requests that can do without it).
+ */
+export async function currentSummary<T>(backend: StorageBackend, name: string): Promise<T | undefined> {
+  const version = backend.dataVersion ? await backend.dataVersion() : '';
+  return slots.get(originOf(backend))?.get(name)?.kept.get(version)?.settled?.value as T | undefined;
+}
+
 /** The summary as a previous run kept it on disk at this version, else computed now and kept for the next. */
 async function keptOnDisk<T>(
   backend: StorageBackend,

@@ -3,6 +3,7 @@
  * statements the pool (sqlite-pool.ts) knows to be quick: a round trip to a process would cost more than they do.
  */
 import BetterSqlite3 from 'better-sqlite3';
+import { MMAP_BYTES } from './query-child.js';
 import type { SqlStatement } from './types.js';
 
 export class InlineConnection {
@@ -12,7 +13,10 @@ export class InlineConnection {
   constructor(file: string, unchanging: boolean) {
     this.db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     this.db.pragma('query_only = ON');
-    if (unchanging) this.db.pragma('locking_mode = EXCLUSIVE');
+    if (unchanging) {
+      this.db.pragma('locking_mode = EXCLUSIVE');
+      this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    }
     this.db.pragma('case_sensitive_like = ON');
   }
 

@@ -1,0 +1,254 @@
+/**
+ * What a posted query nobody asked before costs the server, against its floors (issue 36, point 2): at one
+ * client, each request a body never posted before, the CPU time of all the server's processes per answer
+ * (from /proc), against
+ * - the SQL floor: the very statements the server runs for such a query (captured by serving one in this
+ *   process), run straight on the database (the same SQLite file and settings, or a PostgreSQL client), and
+ * - the HTTP floor: the empty route's server sending kept bytes of the answer's size, at one client, its CPU
+ *   per answer.
+ * Beside the ratio, each query's steps in this process (parse, validate and plan, SQL straight and through the
+ * storage, decode and format, write), each with its floor (src/bench/posted-steps.ts).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { StorageBackend } from '../storage/types.js';
+import { benchBackend } from './backend.js';
+import { child } from './child.js';
+import type { DriveJob, DriveResult } from './drive.js';
+import { dataFloor, recordAccesses } from './floors.js';
+import { EXPLORER_GRID_QUERY } from './mix.js';
+import { postedSteps, type PostedStep } from './posted-steps.js';
+import { loadAverage, processTable, processTree } from './process-table.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** The join of the comparison: calculations and their output dictionaries, 20 rows. */
+export const JOIN_QUERY = {
+  path: [
+    { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },
+    {
+      entity_type: 'data.core.dict.Dict.',
+      orm_base: 'node',
+      tag: 'o',
+      joining_keyword: 'with_incoming',
+      joining_value: 'c',
+    },
+  ],
+  project: { c: ['id', 'uuid'], o: ['id', 'uuid', 'attributes'] },
+  limit: 20,
+};
+
+/** Where a never-asked body takes its number: the join a filter that keeps its 20 rows, the grid its limit. */
+export interface NeverAsked {
+  name: string;
+  body: Record<string, unknown>;
+  freshAt: { path: string[]; negative?: boolean };
+  /**
+   * The first number (then counting up per server): the grid's limits stay within the largest answer (10,000
+   * rows), so that its rows are read while it is counted, as a visitor's grid is.
+   */
+  first: number;
+}
+
+export const NEVER_ASKED: NeverAsked[] = [
+  {
+    name: 'posted join, 20 rows',
+    body: { ...JOIN_QUERY, filters: { c: { id: { '>': -1 } } } },
+    freshAt: { path: ['filters', 'c', 'id', '>'], negative: true },
+    first: 2,
+  },
+  { name: "the explorer's grid", body: EXPLORER_GRID_QUERY, freshAt: { path: ['limit'] }, first: 5_000 },
+];
+
+/** Where each server's never-asked numbers of each query go on: no server is asked a body twice. */
+const nextNumbers = new Map<string, number>();
+
+/** The load generator's settings for never-asked bodies of `query` at `base`. */
+export function freshJob(base: string, query: NeverAsked): Pick<DriveJob, 'freshLimitsFrom' | 'freshAt'> {
+  return { freshLimitsFrom: nextNumbers.get(`${base} ${query.name}`) ?? query.first, freshAt: query.freshAt };
+}
+
+/** After a run of the load generator: the numbers up to `next` were asked. */
+export function freshAsked(base: string, query: NeverAsked, next: number): void {
+  nextNumbers.set(`${base} ${query.name}`, next);
+}
+
+/** The body `query` posts with the number `n`. */
+export function freshBody(query: NeverAsked, n: number): Record<string, unknown> {
+  const copy = structuredClone(query.body);
+  let into = copy;
+  const at = query.freshAt.path;
+  for (const key of at.slice(0, -1)) into = (into[key] ??= {}) as Record<string, unknown>;
+  into[at[at.length - 1]!] = query.freshAt.negative ? -n : n;
+  return copy;
+}
+
+export interface NeverAskedServer {
+  storage: string;
+  base: string;
+  pid: number;
+  /** How the bench opens the same storage in its own process: benchBackend's arguments. */
+  open: [string, string?];
+}
+
+export interface NeverAskedRow {
+  storage: string;
+  query: string;
+  answers: number;
+  bytes: number;
+  /** Server CPU per never-asked answer, µs. */
+  cpuUs: number;
+  sqlFloorUs: number;
+  httpFloorUs: number;
+  ratio: number;
+  load: string;
+  steps: PostedStep[];
+}
+
+function cpuMs(pid: number): number {
+  const table = processTable();
+  let total = 0;
+  for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
+  return total;
+}
+
+function drive(job: DriveJob): Promise<DriveResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(here, 'drive.js'), JSON.stringify(job)], (error, stdout) => {
+      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
+      resolve(JSON.parse(stdout) as DriveResult);
+    });
+  });
+}
+
+/** CPU µs per answer of `pid`'s processes while `job` runs, with the run's figures. */
+async function cpuPerAnswer(pid: number, job: DriveJob): Promise<{ us: number; result: DriveResult }> {
+  const before = cpuMs(pid);
+  const result = await drive(job);
+  const us = result.total > 0 ? (1000 * (cpuMs(pid) - before)) / result.total : 0;
+  return { us, result };
+}
+
+/**
+ * The ratio of each query on each server, at one client for `duration` seconds. `processes`: the empty
+ * route's server runs on as many as Quarry does.
+ */
+export async function neverAskedRatios(
+  servers: NeverAskedServer[],
+  processes: number,
+  duration: number,
+): Promise<NeverAskedRow[]> {
+  const empty = await child([join(here, 'empty-server.js'), String(processes)]);
+  const floorServer = { base: `http://127.0.0.1:${empty.port}`, pid: empty.proc.pid! };
+  const rows: NeverAskedRow[] = [];
+  try {
+    for (const server of servers) {
+      const backend = await benchBackend(...server.open);
+      try {
+        for (const query of NEVER_ASKED)
+          rows.push(await measureOne(server, backend, query, floorServer, duration));
+      } finally {
+        await backend.close();
+      }
+    }
+  } finally {
+    empty.proc.kill();
+  }
+  return rows;
+}
+
+async function measureOne(
+  server: NeverAskedServer,
+  backend: StorageBackend,
+  query: NeverAsked,
+  floorServer: { base: string; pid: number },
+  duration: number,
+): Promise<NeverAskedRow> {
+  const job = (seconds: number): DriveJob => ({
+    url: server.base,
+    name: query.name,
+    method: 'POST',
+    paths: ['/api/v4/querybuilder/'],
+    body: JSON.stringify(query.body),
+    connections: 1,
+    duration: seconds,
+    ...freshJob(server.base, query),
+  });
+  // Unmeasured first: the server's code warm, the query's shape seen (as a served API runs).
+  freshAsked(server.base, query, (await drive(job(1))).nextLimit);
+  const { us, result } = await cpuPerAnswer(server.pid, job(duration));
+  freshAsked(server.base, query, result.nextLimit);
+  if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
+  // The empty route's server sending an answer of the same size (headers are about 200 bytes of it).
+  const size = Math.max(0, result.bytes - 200);
+  const bytesJob = (seconds: number): DriveJob => ({
+    url: floorServer.base,
+    method: 'GET',
+    paths: [`/bytes/${size}`],
+    connections: 1,
+    duration: seconds,
+  });
+  await drive(bytesJob(1));
+  const http = await cpuPerAnswer(floorServer.pid, bytesJob(duration));
+  // The statements of one never-asked body, as the server runs them, timed straight on the database (in this
+  // process: its plans and counts are its own, so the numbers may be the server's).
+  let n = query.first;
+  const variant = freshBody(query, n++);
+  const accesses = await recordAccesses(backend, [
+    { name: query.name, method: 'POST', paths: ['/api/v4/querybuilder/'], body: variant },
+  ]);
+  const pgUrl = server.open[1];
+  const sqlMs = (await dataFloor(backend, accesses.get(query.name) ?? [], pgUrl)) ?? 0;
+  const steps = await postedSteps(backend, query.body, {
+    fresh: () => freshBody(query, n++),
+    pgUrl,
+  });
+  const sqlFloorUs = 1000 * sqlMs;
+  const row = {
+    storage: server.storage,
+    query: query.name,
+    answers: result.total,
+    bytes: result.bytes,
+    cpuUs: Math.round(us),
+    sqlFloorUs: Math.round(sqlFloorUs),
+    httpFloorUs: Math.round(http.us),
+    ratio: Number((us / (sqlFloorUs + http.us)).toFixed(2)),
+    load: loadAverage().join(' '),
+    steps,
+  };
+  process.stderr.write(
+    `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer, floors SQL ${row.sqlFloorUs} + ` +
+      `HTTP ${row.httpFloorUs} µs: ${row.ratio}x (load ${row.load})\n`,
+  );
+  return row;
+}
+
+/** The rows as a Markdown table, and each query's steps. */
+export function neverAskedLines(rows: NeverAskedRow[]): string[] {
+  const lines = [
+    '',
+    'Never-asked posted queries, 1 client: CPU of all the server processes per answer, against the SQL floor',
+    '(the same statements straight on the database) plus the HTTP floor (the empty route sending as many bytes).',
+    '',
+    '| storage | query | answers | bytes | server CPU µs | SQL floor µs | HTTP floor µs | × floors | load |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const r of rows)
+    lines.push(
+      `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.sqlFloorUs} | ${r.httpFloorUs} | ${r.ratio} | ${r.load} |`,
+    );
+  lines.push('', 'Steps in the benchmark process (median ms; floor in brackets):', '');
+  const names = [...new Set(rows.flatMap((r) => r.steps.map((s) => s.step)))];
+  lines.push(`| step | ${rows.map((r) => `${r.storage}, ${r.query}`).join(' | ')} |`);
+  lines.push(`| --- |${rows.map(() => ' ---: |').join('')}`);
+  for (const name of names) {
+    const cells = rows.map((r) => {
+      const s = r.steps.find((x) => x.step === name);
+      if (!s) return '';
+      return s.floorMs === undefined ? s.ms.toFixed(3) : `${s.ms.toFixed(3)} (${s.floorMs.toFixed(3)})`;
+    });
+    lines.push(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
