@@ -7,6 +7,18 @@ import type { FastifyInstance } from 'fastify';
 import { httpCachingKinds } from './mix-http.js';
 
 /** What the aiida-explorer's grid posts to `/querybuilder/`: every data node, newest first, up to 5,000. */
+/** Calculations (`c`) and the dictionaries they output (`o`): the path of the posted joins the benchmark asks. */
+export const CALCULATIONS_AND_OUTPUT_DICTS = [
+  { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },
+  {
+    entity_type: 'data.core.dict.Dict.',
+    orm_base: 'node',
+    tag: 'o',
+    joining_keyword: 'with_incoming',
+    joining_value: 'c',
+  },
+];
+
 export const EXPLORER_GRID_QUERY = {
   path: [{ entity_type: '', orm_base: 'node', tag: 'node' }],
   filters: { node: { node_type: { like: 'data.%' } } },
@@ -151,16 +163,7 @@ export async function requestMix(app: FastifyInstance): Promise<RequestKind[]> {
       method: 'POST',
       paths: ['/api/v4/querybuilder/'],
       body: {
-        path: [
-          { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },
-          {
-            entity_type: 'data.core.dict.Dict.',
-            orm_base: 'node',
-            tag: 'o',
-            joining_keyword: 'with_incoming',
-            joining_value: 'c',
-          },
-        ],
+        path: CALCULATIONS_AND_OUTPUT_DICTS,
         filters: { c: { 'attributes.process_state': 'finished' }, o: { 'attributes.energy_units': 'eV' } },
         project: { c: ['id'], o: ['attributes.energy'] },
         limit: 20,

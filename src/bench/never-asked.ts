@@ -17,7 +17,7 @@ import { benchBackend } from './backend.js';
 import { child } from './child.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { dataFloor, recordAccesses } from './floors.js';
-import { EXPLORER_GRID_QUERY } from './mix.js';
+import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
 import { loadAverage, processTable, processTree } from './process-table.js';
 
@@ -25,16 +25,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** The join of the comparison: calculations and their output dictionaries, 20 rows. */
 export const JOIN_QUERY = {
-  path: [
-    { entity_type: 'process.calculation.calcjob.CalcJobNode.', orm_base: 'node', tag: 'c' },
-    {
-      entity_type: 'data.core.dict.Dict.',
-      orm_base: 'node',
-      tag: 'o',
-      joining_keyword: 'with_incoming',
-      joining_value: 'c',
-    },
-  ],
+  path: CALCULATIONS_AND_OUTPUT_DICTS,
   project: { c: ['id', 'uuid'], o: ['id', 'uuid', 'attributes'] },
   limit: 20,
 };
