@@ -22,12 +22,15 @@ export function statisticsJson(
   );
 }
 
+/** The summary cache's name of the type counts of one user, or of all. */
+const typesKey = (user: number | undefined) => `types:${user}`;
+
 /** Nodes counted by node type and process type, of one user or all. */
 export function typeCountsOf(
   backend: StorageBackend,
   user: number | undefined,
 ): Promise<Summarised<TypeCount[]>> {
-  return summary(backend, `types:${user}`, async (): Promise<TypeCount[]> => {
+  return summary(backend, typesKey(user), async (): Promise<TypeCount[]> => {
     const kept = await keptSummary(backend, 'typeCounts', user);
     return kept === undefined ? typeCounts(backend.db, user) : (JSON.parse(kept) as TypeCount[]);
   });
@@ -35,13 +38,13 @@ export function typeCountsOf(
 
 /**
  * The number of nodes of one node type, from the whole database's type counts when they are kept at the data
- * version of the request's server (always, for an archive) (a page of nodes filtered by a type nobody asked before then needs no count
- * of its own); undefined when they are not.
+ * version the server is at (always, for an archive), so that a page of a type nobody asked before needs no count
+ * of its own; undefined when they are not kept.
  */
 export async function nodeTypeCount(backend: StorageBackend, nodeType: string): Promise<number | undefined> {
   // An archive's are kept in its extracted copy: read once, then at hand.
   const types =
-    (await currentSummary<TypeCount[]>(backend, `types:${undefined}`)) ??
+    (await currentSummary<TypeCount[]>(backend, typesKey(undefined))) ??
     (backend.kind === 'archive' ? (await typeCountsOf(backend, undefined)).value : undefined);
   if (types === undefined) return undefined;
   let count = 0;
