@@ -1,12 +1,13 @@
 /**
- * Posted queries on an archive are answered once and kept: a repeat is the same bytes (with its own request's
- * URLs in the envelope), refusals are not kept. (A live source keeps them under its data version: see the
+ * Posted queries on an archive are answered once and kept with GET answers (src/ops/kept-gets.ts): a repeat is
+ * the same bytes, another Host gets its own URLs in the envelope, refusals are not kept. (A live source keeps them under its data version: see the
  * changing database of test/postgres-faults.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { compressedKept } from '../src/ops/compression.js';
-import { postedAnswersKept } from '../src/rest/posted-answers.js';
+import { sharedCompressions } from '../src/ops/compression.js';
+import { keptGetUse } from '../src/ops/kept-gets.js';
+import { postedAnswersMade } from '../src/rest/posted-answers.js';
 import { exportCache } from '../src/rest/download.js';
 import { appOn, smallArchive } from './helpers.js';
 import { EXPLORER_GRID_QUERY } from '../src/bench/mix.js';
@@ -33,14 +34,23 @@ describe('kept answers of posted queries', () => {
       payload: JSON.stringify(body),
     });
 
-  it('answers a repeat with the same data and its own envelope, from what is kept', async () => {
+  it('answers a repeat from what is kept, and another Host with its own envelope', async () => {
     const query = { ...EXPLORER_GRID_QUERY, limit: 300 };
     const first = await post(query);
     expect(first.statusCode).toBe(200);
-    const kept = postedAnswersKept().entries;
+    const made = postedAnswersMade();
+    const hits = keptGetUse().get('querybuilder')?.hits ?? 0;
+    const repeat = await post(query);
+    expect(repeat.body).toBe(first.body);
+    expect(repeat.headers['x-total-count']).toBe(first.headers['x-total-count']);
+    expect(keptGetUse().get('querybuilder')?.hits).toBe(hits + 1);
+    expect(postedAnswersMade()).toBe(made);
+    // A posted answer carries no tag: HTTP caches do not keep answers of POST.
+    expect(repeat.headers.etag).toBeUndefined();
+    expect(repeat.headers['cache-control']).toBeUndefined();
+
     const again = await post(query, 'example.org:8080');
     expect(again.statusCode).toBe(200);
-    expect(postedAnswersKept().entries).toBe(kept);
     expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(again.headers['x-total-count']).toBe(first.headers['x-total-count']);
     const [a, b] = [first.json(), again.json()];
@@ -56,23 +66,33 @@ describe('kept answers of posted queries', () => {
     expect(again.body).toBe(first.body.replaceAll('http://localhost/', 'http://example.org:8080/'));
   });
 
+  it('keeps an answer per body text: another limit is another answer', async () => {
+    const made = postedAnswersMade();
+    const small = await post({ ...EXPLORER_GRID_QUERY, limit: 3 });
+    const smaller = await post({ ...EXPLORER_GRID_QUERY, limit: 2 });
+    expect(small.json().data.node).toHaveLength(3);
+    expect(smaller.json().data.node).toHaveLength(2);
+    expect(postedAnswersMade()).toBe(made + 2);
+  });
+
   it('keeps no refusal: a query past --max-rows is refused each time', async () => {
-    const before = postedAnswersKept().entries;
+    const use = () => ({ ...keptGetUse().get('querybuilder') });
+    const before = use();
     for (let i = 0; i < 2; i++) {
       const refused = await post(EXPLORER_GRID_QUERY);
       expect(refused.statusCode).toBe(400);
       expect(refused.json().message).toMatch(/at most 500/);
     }
-    expect(postedAnswersKept().entries).toBe(before);
+    expect(use()).toEqual({ hits: before.hits, misses: (before.misses ?? 0) + 2 });
   });
 
   it('answers many clients asking the same query at once alike, keeping one answer', async () => {
     const query = { ...EXPLORER_GRID_QUERY, limit: 200, offset: 7 };
-    const before = postedAnswersKept().entries;
+    const before = postedAnswersMade();
     const answers = await Promise.all(Array.from({ length: 16 }, () => post(query)));
     expect(answers.map((a) => a.statusCode)).toEqual(Array(16).fill(200));
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
-    expect(postedAnswersKept().entries).toBe(before + 1);
+    expect(postedAnswersMade()).toBe(before + 1);
   });
 
   it("compresses a kept answer once per coding and envelope, each client's answer decoding to its own", async () => {
@@ -90,23 +110,23 @@ describe('kept answers of posted queries', () => {
       });
     const plain = await ask();
     expect(plain.statusCode).toBe(200);
-    const before = compressedKept().entries;
+    const before = sharedCompressions();
     // Asked at once by many: compressed once, every answer the same bytes.
     const br = await Promise.all(Array.from({ length: 8 }, () => ask('gzip, deflate, br')));
     expect(br.map((a) => a.headers['content-encoding'])).toEqual(Array(8).fill('br'));
     expect(new Set(br.map((a) => a.rawPayload.toString('base64'))).size).toBe(1);
     expect(brotliDecompressSync(br[0]!.rawPayload).toString()).toBe(plain.body);
     expect(br[0]!.headers['content-length']).toBe(String(br[0]!.rawPayload.length));
-    expect(compressedKept().entries).toBe(before + 1);
+    expect(sharedCompressions()).toBe(before + 1);
     const gz = await ask('gzip');
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
-    expect(compressedKept().entries).toBe(before + 2);
+    expect(sharedCompressions()).toBe(before + 2);
     // Another Host writes other URLs into the envelope: another form, never the first client's bytes.
     const elsewhere = await ask('br', 'example.org');
     const text = brotliDecompressSync(elsewhere.rawPayload).toString();
     expect(text).toBe(plain.body.replaceAll('http://localhost/', 'http://example.org/'));
-    expect(compressedKept().entries).toBe(before + 3);
+    expect(sharedCompressions()).toBe(before + 3);
   });
 });
 
@@ -129,11 +149,11 @@ describe('kept answers of posted queries and downloads on a live core.sqlite_dos
         });
       const first = await post();
       expect(first.statusCode).toBe(200);
-      const kept = postedAnswersKept().entries;
+      const kept = postedAnswersMade();
       // Each request sees the storage through a view of its own: the repeat must still find the kept answer.
       const again = await post();
       expect(again.body).toBe(first.body);
-      expect(postedAnswersKept().entries).toBe(kept);
+      expect(postedAnswersMade()).toBe(kept);
 
       // AiiDA (here, this test) changes a label: the next answer is read again and shows it.
       const newest = first.json().data.node[0] as { id: number };
@@ -142,7 +162,7 @@ describe('kept answers of posted queries and downloads on a live core.sqlite_dos
       db.close();
       const after = await post();
       expect(after.json().data.node[0]).toMatchObject({ id: newest.id, label: 'relabelled by AiiDA' });
-      expect(postedAnswersKept().entries).toBe(kept + 1);
+      expect(postedAnswersMade()).toBe(kept + 1);
 
       // Downloads are kept under the data version too: a repeat is not made again, a write makes it again.
       const bands = await app.inject(

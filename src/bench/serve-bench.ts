@@ -5,6 +5,7 @@
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { buildApp } from '../server/app.js';
 import { warmUp } from '../ops/warm-up.js';
+import { collectWhenQuiet } from '../util/idle-memory.js';
 import { BENCH_KEPT_FILE, BENCH_KEPT_GETS, BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
@@ -29,6 +30,8 @@ if (Number(processes) > 1 && !isServingProcess()) {
   void warmUp([backend], 600_000, (_backend, error) =>
     process.stderr.write(`warm-up failed: ${error.message}\n`),
   );
+  // As `quarry serve` does: the memory of a load is given back once the process is quiet.
+  collectWhenQuiet();
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (isServingProcess()) reportServing([backend.name]);

@@ -81,21 +81,39 @@ function treeCpuMs(pid: number): number {
   return total;
 }
 
+/** How long after the load memory is measured again: two of the serving processes' quiet checks and more. */
+const QUIET_WAIT_MS = 15_000;
+
+export interface TreeMemory {
+  rssMb: number;
+  pssMb: number;
+  /** Of the PSS: the processes' own memory (heaps), and pages of mapped files (kept answers, archive copies). */
+  anonMb: number;
+  fileMb: number;
+  processes: number;
+}
+
 /** Memory of a process tree from /proc: resident and proportional (shared pages divided among their users). */
-export function treeMemory(pid: number): { rssMb: number; pssMb: number; processes: number } {
-  let rss = 0;
-  let pss = 0;
+export function treeMemory(pid: number): TreeMemory {
+  const kb = { Rss: 0, Pss: 0, Pss_Anon: 0, Pss_File: 0, Pss_Shmem: 0 };
   const tree = processTree(pid);
   for (const p of tree) {
     try {
       const rollup = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
-      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      for (const name of Object.keys(kb) as (keyof typeof kb)[])
+        kb[name] += Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
     } catch {
       // Ended while read.
     }
   }
-  return { rssMb: Math.round(rss / 1024), pssMb: Math.round(pss / 1024), processes: tree.size };
+  const mb = (k: number) => Math.round(k / 1024);
+  return {
+    rssMb: mb(kb.Rss),
+    pssMb: mb(kb.Pss),
+    anonMb: mb(kb.Pss_Anon),
+    fileMb: mb(kb.Pss_File + kb.Pss_Shmem),
+    processes: tree.size,
+  };
 }
 
 async function post(base: string, body: unknown): Promise<Record<string, { uuid: string }[]>> {
@@ -181,7 +199,7 @@ interface Running extends Served {
   base: string;
   pid: number;
   stop(): Promise<void>;
-  idle: ReturnType<typeof treeMemory>;
+  idle: TreeMemory;
 }
 
 async function start(served: Served, options: SideBySideOptions, temp: string): Promise<Running> {
@@ -289,8 +307,17 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
     ])
       running.push(await start(served, options, temp));
     await measure(running, options, cells);
-    for (const server of running)
-      memory.push({ storage: server.storage, idle: server.idle, afterLoad: treeMemory(server.pid) });
+    const afterLoad = running.map((server) => treeMemory(server.pid));
+    // A serving process gives its load's memory back once quiet (src/util/idle-memory.ts collectWhenQuiet).
+    await new Promise((r) => setTimeout(r, QUIET_WAIT_MS));
+    running.forEach((server, i) =>
+      memory.push({
+        storage: server.storage,
+        idle: server.idle,
+        afterLoad: afterLoad[i],
+        quiet: treeMemory(server.pid),
+      }),
+    );
     neverAsked = await neverAskedRatios(
       running.map((server) => ({
         storage: server.storage,
@@ -332,17 +359,20 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
   }
   lines.push(
     '',
-    '| storage | idle RSS / PSS (MB) | after the load RSS / PSS (MB) | processes |',
-    '| --- | ---: | ---: | ---: |',
+    `| storage | idle RSS / PSS (MB) | after the load RSS / PSS (MB) | ${QUIET_WAIT_MS / 1000} s later RSS / PSS (MB) | then PSS own / mapped files (MB) | processes |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const m of memory as {
     storage: string;
-    idle: ReturnType<typeof treeMemory>;
-    afterLoad: ReturnType<typeof treeMemory>;
-  }[])
+    idle: TreeMemory;
+    afterLoad: TreeMemory;
+    quiet: TreeMemory;
+  }[]) {
+    const [idle, after, quiet] = [m.idle, m.afterLoad, m.quiet];
     lines.push(
-      `| ${m.storage} | ${m.idle.rssMb} / ${m.idle.pssMb} | ${m.afterLoad.rssMb} / ${m.afterLoad.pssMb} | ${m.afterLoad.processes} |`,
+      `| ${m.storage} | ${idle.rssMb} / ${idle.pssMb} | ${after.rssMb} / ${after.pssMb} | ${quiet.rssMb} / ${quiet.pssMb} | ${quiet.anonMb} / ${quiet.fileMb} | ${quiet.processes} |`,
     );
+  }
   lines.push(...neverAskedLines(neverAsked));
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(options.out, JSON.stringify({ started, ended, cells, memory, neverAsked, options }, null, 2));

@@ -35,5 +35,9 @@ export class KeptAnswers {
   }
 }
 
-/** The serving process's kept answers of costly GETs on archives. */
-export const keptGets = new KeptAnswers(64 * 1024 * 1024, 20);
+/**
+ * The serving process's kept answers of costly GETs on archives. Small: their whole answers are kept once for the
+ * machine with the other GET answers (src/ops/kept-gets.ts); these serve many clients asking at once, and servers
+ * that keep no whole answers.
+ */
+export const keptGets = new KeptAnswers(16 * 1024 * 1024, 20);

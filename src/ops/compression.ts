@@ -29,7 +29,6 @@ import {
 } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sharedKeyOf } from '../http/shared-bytes.js';
-import { KeptOnce } from '../util/bytes-kept.js';
 
 export type Coding = 'br' | 'gzip';
 
@@ -44,16 +43,18 @@ const BROTLI: BrotliOptions = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } 
 const GZIP: ZlibOptions = { level: 5 };
 
 /**
- * Compressed forms of answers whose bytes many requests share (a kept posted answer: the explorer's grid, 418 kB,
- * asked by every visitor), by the key the route gave them and the coding. Compressing such an answer took
- * 4-7 ms of CPU per request with brotli, ten times the rest of its answer; kept, each form is made once however
- * many ask at once (and in the thread pool, as any large answer).
+ * Compressed forms of answers whose bytes many requests share (a posted answer made once for many clients: the
+ * explorer's grid, 418 kB, asked by every visitor), by the key the route gave them and the coding, while they are
+ * made. Compressing such an answer took 4-7 ms of CPU per request with brotli, ten times the rest of its answer:
+ * each form is made once however many ask at once (and in the thread pool, as any large answer). It is kept
+ * after that with the whole answer it is a form of (src/ops/kept-gets.ts).
  */
-const coded = new KeptOnce<Buffer>(32 * 1024 * 1024, (body) => body.length);
+const coded = new Map<string, Promise<Buffer>>();
+let codedMade = 0;
 
-/** Compressed forms kept (tests). */
-export function compressedKept(): { entries: number; bytes: number } {
-  return coded.size;
+/** How many shared answers' compressed forms were made (tests). */
+export function sharedCompressions(): number {
+  return codedMade;
 }
 
 /** Media types whose bytes compress: JSON, text, XML, SVG, and downloads (checked by their first bytes). */
@@ -191,20 +192,18 @@ export function registerCompression(app: FastifyInstance, options: CompressionOp
   });
 }
 
-/** A shared answer's compressed form: kept, under way for another request, or made now and kept. */
+/** A shared answer's compressed form: under way for another request, or made now. */
 function sendShared(reply: FastifyReply, key: string, coding: Coding, payload: Buffer | string, done: Done) {
-  const known = coded.get(key);
-  if (Buffer.isBuffer(known)) return sendCompressed(reply, known, done);
-  const making =
-    known ??
-    coded.run(
-      key,
-      () =>
-        new Promise<Buffer>((resolve, reject) =>
-          compressAsync(coding, payload, (error, out) => (error ? reject(error) : resolve(out))),
-        ),
-      () => true,
+  let making = coded.get(key);
+  if (making === undefined) {
+    codedMade++;
+    making = new Promise<Buffer>((resolve, reject) =>
+      compressAsync(coding, payload, (error, out) => (error ? reject(error) : resolve(out))),
     );
+    coded.set(key, making);
+    const made = () => coded.delete(key);
+    making.then(made, made);
+  }
   making.then((out) => sendCompressed(reply, out, done), done);
 }
 

@@ -113,6 +113,12 @@ interface Pending {
   cacheControl: string;
   /** Sent as a weak tag (`W/"…"`): OPTIMADE answers, whose meta.time_stamp is the time each was made. */
   weak: boolean;
+  /**
+   * A posted query's answer: named like a GET's (its body and the query bounds are part of the name), so that it
+   * is kept the same way (src/ops/kept-gets.ts), but sent with no tag and no Cache-Control, as the reference
+   * sends it: HTTP caches do not keep answers of POST.
+   */
+  posted?: boolean;
 }
 
 /**
@@ -143,8 +149,12 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
   app.decorateRequest('quarryCaching', undefined);
 
   // After routing, before the handler: a request whose answer the client holds runs no query at all.
+  const postedRoute = `${ctx.prefix}/querybuilder`;
+  const bounds = JSON.stringify([ctx.queryLimits, ctx.maxRows]);
   app.addHook('preHandler', (request, reply, done) => {
     const method = request.method;
+    if (method === 'POST' && request.routeOptions.url === postedRoute && ctx.posting)
+      return namePosted(request, done);
     if ((method !== 'GET' && method !== 'HEAD') || request.is404) return done();
     // The explorer's files, the docs page and the health and metrics answers have caching of their own.
     const optimade = isOptimadeSourceRoute(request.routeOptions.url);
@@ -182,10 +192,32 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
     data.then(decide, () => done());
   });
 
+  /** A posted query's name: its data version, URL, body text and bounds, as a GET's tag names its answer. */
+  function namePosted(request: FastifyRequest, done: () => void) {
+    const text = typeof request.body === 'string' ? request.body : undefined;
+    let backend: StorageBackend;
+    try {
+      if (text === undefined) return done();
+      backend = selectBackend(ctx, request, parsedQuery(rawQuery(request)).profile);
+    } catch {
+      return done();
+    }
+    const data = dataOf(ctx, request, backend);
+    if (data === undefined) return done();
+    const decide = (version: string) => {
+      const url = `POST\0${request.raw.url ?? request.url}\0${bounds}\0${text}`;
+      const tag = entityTag({ settings, data: version, base: baseUrl(request, ctx.origin), url });
+      request.quarryCaching = { tag, cacheControl: '', weak: false, posted: true };
+      done();
+    };
+    if (typeof data === 'string') return decide(data);
+    data.then(decide, () => done());
+  }
+
   app.addHook('onSend', (request, reply, payload, done) => {
     const pending = request.quarryCaching;
     // A request run again after its server was lost, or a summary older than the data: not of the tag's version.
-    if (pending !== undefined && reply.statusCode === 200) {
+    if (pending !== undefined && !pending.posted && reply.statusCode === 200) {
       if (isUntaggable(request)) {
         reply.header('Cache-Control', 'no-cache');
       } else {

@@ -1,13 +1,15 @@
 /**
- * Whole answers of GET requests, kept as the bytes sent while the data they were read from is unchanged: a
- * repeated page, node, links or contents request costs a lookup instead of the database and the rendering.
- * On a live profile every GET went to PostgreSQL (3-4x slower than the same data as an archive) while posted
- * answers were already kept per data version; now both are.
+ * Whole answers of GET requests and posted queries, kept as the bytes sent while the data they were read from is
+ * unchanged: a repeated page, node, links or contents request, or the explorer's grid posted by every visitor,
+ * costs a lookup instead of the database and the rendering (on a live profile every GET went to PostgreSQL,
+ * 3-4x slower than the same data as an archive).
  *
  * An answer is kept under its entity tag (src/ops/etag.ts), which already names everything its bytes are a
  * function of: the data (an archive's identity, a live database's data version, read at most once a second),
- * the URL, the base URL and the settings. So only answers the tag plugin tags are kept (the API's and not
- * OPTIMADE's, whose time stamps differ); a data change gives a new tag, and answers after it are made anew.
+ * the URL, the base URL and the settings (a posted query's is named the same way, with its body, and not sent).
+ * So only answers the tag plugin names are kept (the API's and not OPTIMADE's, whose time stamps differ); a data
+ * change gives a new tag, and answers after it are made anew. With the file every serving process of the
+ * machine reads, no process keeps copies of its own: a process's memory stays near its idle size.
  * Their compressed forms are kept beside them, under the coding: made once by the compression plugin, then
  * sent as they are.
  *
@@ -18,6 +20,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { isUntaggable } from '../http/request.js';
+import { shareCompressed } from '../http/shared-bytes.js';
 import { chooseCoding } from './compression.js';
 import { endpointKinds, type EndpointKind } from './endpoint-kind.js';
 import { memoryAnswerStore, type AnswerStore, type KeptAnswer } from './answer-store.js';
@@ -87,7 +90,8 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
 
   const keyOf = (request: FastifyRequest): string | undefined => {
     const pending = request.quarryCaching;
-    if (pending === undefined || pending.weak || request.method !== 'GET') return undefined;
+    if (pending === undefined || pending.weak) return undefined;
+    if (request.method !== (pending.posted ? 'POST' : 'GET')) return undefined;
     return `${scope}\u0000${pending.tag}`;
   };
 
@@ -122,7 +126,11 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
         }
         const coding = chooseCoding(request.headers['accept-encoding'], kept.body.length);
         const coded = coding === undefined ? undefined : store.get(`${coding}\u0000${key}`);
-        if (coding !== undefined && coded === undefined) request.quarryCodedKey = key;
+        if (coding !== undefined && coded === undefined) {
+          request.quarryCodedKey = key;
+          // Many clients asking at once before the form is kept: it is made once for them all.
+          shareCompressed(reply, key);
+        }
         sendKept(reply, kept, coding, coded);
       });
       // After compression: the compressed form sent is kept beside the answer.

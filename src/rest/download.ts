@@ -46,8 +46,12 @@ const ARRAY_JSON = new Set([
   'core.array.projection',
 ]);
 
-/** Exports of nodes, by the data's version (an archive's identity), node and format (64 MB). */
-const kept = new BytesKept<Export>(64 * 1024 * 1024, (e) => e.content.length);
+/**
+ * Exports of nodes, by the data's version (an archive's identity), node and format. Small: a download's whole
+ * answer is kept once for the machine with the other GET answers (src/ops/kept-gets.ts); these are the process's
+ * own, for exports past that store's bound and servers that keep no whole answers.
+ */
+const kept = new BytesKept<Export>(16 * 1024 * 1024, (e) => e.content.length);
 
 /** The export cache (tests). */
 export const exportCache = kept;

@@ -1,34 +1,32 @@
 /**
- * Answers of posted QueryBuilder queries, kept while the data they were read from is unchanged: clients repeat
- * the same few dictionaries (every visitor of the explorer's grid posts the same one). Kept by the body's text,
- * with the data already written as JSON bytes, so that a repeated query costs neither the database nor the
- * serialisation of thousands of rows (the answer is those bytes between the envelope's); the same query asked
- * by many clients at once runs once.
+ * Answers of posted QueryBuilder queries made once however many clients post the same text at once (every visitor
+ * of the explorer's grid posts the same dictionary): the others wait for that one. Its data is written as JSON
+ * bytes once, so that every waiting client's answer is those bytes between its own envelope's. Answers are kept
+ * after that as whole answers, with GETs' (src/ops/kept-gets.ts): once for the machine, not in this process.
  */
 import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
-import { KeptOnce } from '../util/bytes-kept.js';
 import { toJson } from '../util/exact-json.js';
 import { keptVersion } from './kept-version.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
 
 export interface PostedAnswer {
-  /** The answer's `data`, or (when it is kept) that written as JSON, in UTF-8. */
+  /** The answer's `data`, or (when it was made for many) that written as JSON, in UTF-8. */
   data: QueryBuilderResult['data'] | Buffer;
   total: number;
-  /** When the answer is kept: its name among kept answers in this process (the same name, the same bytes). */
+  /** When made for many: its name in this process while it is made (the same name, the same bytes). */
   key?: string;
 }
 
-const KEPT_BYTES = 64 * 1024 * 1024;
-const kept = new KeptOnce<PostedAnswer>(KEPT_BYTES, (a) => (a.data as Buffer).length);
+const making = new Map<string, Promise<PostedAnswer>>();
 const limitKeys = new WeakMap<QueryLimits, string>();
 let nextAnswer = 0;
+let made = 0;
 
 /**
- * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). An archive's
- * answers are kept for good; a live database's under its data version (a PostgreSQL server's snapshot, asked
- * at most once a second; a SQLite file's size and time), so that a write anywhere makes them asked again.
+ * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). Requests share
+ * a making only while the data is the same: an archive's identity, or a live database's data version (a
+ * PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time).
  */
 export async function postedAnswer(
   backend: StorageBackend,
@@ -42,21 +40,21 @@ export async function postedAnswer(
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
   const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
-  return (
-    kept.get(key) ??
-    kept.run(
-      key,
-      async () => {
-        const result = await postQueryBuilder(backend, body(), limits, maxRows);
-        return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
-      },
-      // Refusals throw, and are not kept.
-      () => true,
-    )
-  );
+  const running = making.get(key);
+  if (running !== undefined) return running;
+  const answer = (async () => {
+    const result = await postQueryBuilder(backend, body(), limits, maxRows);
+    made++;
+    return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
+  })();
+  making.set(key, answer);
+  const done = () => making.delete(key);
+  // Refusals throw to every waiting client alike, and the next request asks again.
+  answer.then(done, done);
+  return answer;
 }
 
-/** What is kept (tests). */
-export function postedAnswersKept(): { entries: number; bytes: number } {
-  return kept.size;
+/** How many posted queries this process has run (tests: a kept or shared answer runs none). */
+export function postedAnswersMade(): number {
+  return made;
 }

@@ -203,7 +203,7 @@ export class SqlitePool implements Database {
     const keptAs = `${arrays ? 'a' : 'o'}${measuredAs}`;
     const kept = this.keptRows.get(keptAs);
     if (kept !== undefined) return Promise.resolve(kept);
-    return this.keptRows.run(keptAs, admitted, () => this.costs.estimate(name, posted) >= KEEP_MS);
+    return this.keptRows.run(keptAs, admitted, () => !posted && this.costs.estimate(name, posted) >= KEEP_MS);
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */

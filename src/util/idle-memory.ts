@@ -6,6 +6,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { performance } from 'node:perf_hooks';
 
 type Collect = (options?: { type: string; execution: string; flavor: string }) => void;
 let collect: Collect | undefined;
@@ -23,4 +24,35 @@ export function collectGarbage(): void {
   // The collection V8 makes when memory runs short: it also gives back the pages it frees (a regular one keeps
   // them for the next allocations), 24 MB more in a measure on a heap grown as under load.
   collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+/** How often a serving process looks whether it is quiet. */
+const QUIET_CHECK_MS = 5_000;
+/** Quiet: the event loop busy less than this share of the last check's interval. */
+const QUIET_UTILIZATION = 0.01;
+/** The heap grown by at least this since the last collection: worth giving back. */
+const GROWN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Giving back the memory of a load once the process is quiet again, while its sources stay open: a serving
+ * process's heap grew from 43 to 230 MB under 16 clients posting never-asked grid queries (418 kB answers, their
+ * rows made into values and written) and stayed there after the load, on every serving process. Checked every
+ * few seconds from the event loop's own accounting (nothing on the request path); a collection runs only after
+ * an interval with the loop next to idle and the heap grown since the last one. Returns the stopper.
+ */
+export function collectWhenQuiet(checkMs = QUIET_CHECK_MS, grownBytes = GROWN_BYTES): () => void {
+  let last = performance.eventLoopUtilization();
+  let collectedAt = process.memoryUsage().heapTotal;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    const heap = process.memoryUsage().heapTotal;
+    if (busy < QUIET_UTILIZATION && heap - collectedAt > grownBytes) {
+      collectGarbage();
+      collectedAt = process.memoryUsage().heapTotal;
+    } else if (heap < collectedAt) collectedAt = heap;
+  }, checkMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

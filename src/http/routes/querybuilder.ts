@@ -6,16 +6,10 @@ import { shareCompressed } from '../shared-bytes.js';
 import type { AppContext } from '../context.js';
 import { listHeaders } from '../envelope.js';
 import { parseRequest } from '../request.js';
-import { BytesKept } from '../../util/bytes-kept.js';
 import { toJson } from '../../util/exact-json.js';
 import { requestUrl } from '../url.js';
 
 const DATA_HEAD = Buffer.from('{"data":');
-/**
- * Whole answers of kept posted queries, by answer and envelope: a 418 kB answer copied anew for each of 64
- * clients at once spent a sixth of the serving process's time collecting the copies.
- */
-const wholeAnswers = new BytesKept<Buffer>(32 * 1024 * 1024, (body) => body.length);
 
 function enveloped(data: Buffer, tailText: string): Buffer {
   const tail = Buffer.from(tailText);
@@ -62,16 +56,12 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
     };
     reply.headers(listHeaders(result.total));
     if (!Buffer.isBuffer(result.data)) return reply.send({ data: result.data, ...rest });
-    // A kept answer's data is JSON already: the envelope is written around its bytes, once per envelope.
+    // An answer made for many clients is JSON already: the envelope is written around its bytes.
     const tail = `,${toJson(rest).slice(1)}`;
     reply.type('application/json; charset=utf-8');
-    if (result.key === undefined) return reply.send(enveloped(result.data, tail));
-    const key = `${result.key}\u0000${tail}`;
-    let whole = wholeAnswers.get(key);
-    if (whole === undefined) wholeAnswers.set(key, (whole = enveloped(result.data, tail)));
-    // Every request with this envelope gets these very bytes: their compressed forms are kept too.
-    shareCompressed(reply, key);
-    return reply.send(whole);
+    // Every request with this envelope gets the same bytes: each compressed form is made once for them all.
+    if (result.key !== undefined) shareCompressed(reply, `${result.key}\u0000${tail}`);
+    return reply.send(enveloped(result.data, tail));
   });
 }
 
