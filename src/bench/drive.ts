@@ -5,6 +5,7 @@
  * server latency.
  */
 import autocannon from 'autocannon';
+import { withFreshNumber, type FreshAt } from './drive-client.js';
 
 export interface DriveJob {
   url: string;
@@ -22,7 +23,7 @@ export interface DriveJob {
    * Where the never-asked number goes instead of `limit` (keys into the body), and with which sign: a filter
    * value that keeps the rows (`id > -N`) makes a query of its own without changing its answer's size.
    */
-  freshAt?: { path: string[]; negative?: boolean };
+  freshAt?: FreshAt;
   /** Headers of each path, in order. */
   headers?: Record<string, string>[];
   /** Answers with another status count as errors (default: any 2xx). */
@@ -52,16 +53,6 @@ const job = JSON.parse(process.argv[2] ?? '{}') as DriveJob;
 const headers = job.body === undefined ? undefined : { 'content-type': 'application/json' };
 let nextLimit = job.freshLimitsFrom ?? 0;
 const template = job.freshLimitsFrom === undefined ? undefined : (JSON.parse(job.body ?? '{}') as object);
-/** The body with the number `n` where `freshAt` says (its `limit` by default). */
-function freshBody(n: number): object {
-  const at = job.freshAt?.path ?? ['limit'];
-  const copy = structuredClone(template) as Record<string, unknown>;
-  let into = copy;
-  for (const key of at.slice(0, -1)) into = (into[key] ??= {}) as Record<string, unknown>;
-  into[at[at.length - 1]!] = job.freshAt?.negative ? -n : n;
-  return copy;
-}
-
 const result = await autocannon({
   url: job.url,
   connections: job.connections,
@@ -76,7 +67,7 @@ const result = await autocannon({
       : {
           setupRequest: (request: object) => ({
             ...request,
-            body: JSON.stringify(freshBody(nextLimit++)),
+            body: JSON.stringify(withFreshNumber(template, nextLimit++, job.freshAt)),
           }),
         }),
   })),

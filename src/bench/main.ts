@@ -3,7 +3,6 @@
  * `npm run bench`: serve a generated archive on loopback, drive the request mix with autocannon at several
  * concurrencies, and report each kind against the floors measured in the same run.
  */
-import { execFile } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import { BENCH_METRICS, benchBackend } from './backend.js';
 import type { DriveJob, DriveResult } from './drive.js';
+import { runDrive } from './drive-client.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { loadAverage, machineTicks, processTable, processTree } from './process-table.js';
 import { explainMix } from './pg-plans.js';
@@ -92,24 +92,10 @@ type LoadedKind = Pick<RequestKind, 'method' | 'body' | 'paths' | 'headers' | 'e
 
 /** Run the load generator in its own process (drive.js) on `job`. */
 async function drive(job: DriveJob): Promise<DriveResult> {
-  const result = await driveOnce(job);
+  const result = await runDrive(job);
   // A fresh kind's next run starts where this one stopped: no run asks what an earlier one asked.
   if (job.freshLimitsFrom !== undefined) freshLimits.set(`${job.url} ${job.name ?? ''}`, result.nextLimit);
   return result;
-}
-
-function driveOnce(job: DriveJob): Promise<DriveResult> {
-  const script = fileURLToPath(new URL('drive.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [script, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
-      try {
-        resolve(JSON.parse(stdout) as DriveResult);
-      } catch {
-        reject(new Error(`the load generator answered ${JSON.stringify(stdout.slice(0, 200))}`));
-      }
-    });
-  });
 }
 
 export async function dataset(nodes: number): Promise<string> {

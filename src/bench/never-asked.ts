@@ -9,17 +9,17 @@
  * Beside the ratio, each query's steps in this process (parse, validate and plan, SQL straight and through the
  * storage, decode and format, write), each with its floor (src/bench/posted-steps.ts).
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StorageBackend } from '../storage/types.js';
 import { benchBackend } from './backend.js';
 import { child } from './child.js';
 import type { DriveJob, DriveResult } from './drive.js';
+import { runDrive, withFreshNumber, type FreshAt } from './drive-client.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
-import { loadAverage, processTable, processTree } from './process-table.js';
+import { loadAverage, treeCpuMs } from './process-table.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -34,7 +34,7 @@ export const JOIN_QUERY = {
 export interface NeverAsked {
   name: string;
   body: Record<string, unknown>;
-  freshAt: { path: string[]; negative?: boolean };
+  freshAt: FreshAt;
   /**
    * The first number (then counting up per server): the grid's limits stay within the largest answer (10,000
    * rows), so that its rows are read while it is counted, as a visitor's grid is.
@@ -67,12 +67,7 @@ export function freshAsked(base: string, query: NeverAsked, next: number): void 
 
 /** The body `query` posts with the number `n`. */
 export function freshBody(query: NeverAsked, n: number): Record<string, unknown> {
-  const copy = structuredClone(query.body);
-  let into = copy;
-  const at = query.freshAt.path;
-  for (const key of at.slice(0, -1)) into = (into[key] ??= {}) as Record<string, unknown>;
-  into[at[at.length - 1]!] = query.freshAt.negative ? -n : n;
-  return copy;
+  return withFreshNumber(query.body, n, query.freshAt);
 }
 
 export interface NeverAskedServer {
@@ -97,27 +92,11 @@ export interface NeverAskedRow {
   steps: PostedStep[];
 }
 
-function cpuMs(pid: number): number {
-  const table = processTable();
-  let total = 0;
-  for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
-  return total;
-}
-
-function drive(job: DriveJob): Promise<DriveResult> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(here, 'drive.js'), JSON.stringify(job)], (error, stdout) => {
-      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
-      resolve(JSON.parse(stdout) as DriveResult);
-    });
-  });
-}
-
 /** CPU µs per answer of `pid`'s processes while `job` runs, with the run's figures. */
 async function cpuPerAnswer(pid: number, job: DriveJob): Promise<{ us: number; result: DriveResult }> {
-  const before = cpuMs(pid);
-  const result = await drive(job);
-  const us = result.total > 0 ? (1000 * (cpuMs(pid) - before)) / result.total : 0;
+  const before = treeCpuMs(pid);
+  const result = await runDrive(job);
+  const us = result.total > 0 ? (1000 * (treeCpuMs(pid) - before)) / result.total : 0;
   return { us, result };
 }
 
@@ -167,7 +146,7 @@ async function measureOne(
     ...freshJob(server.base, query),
   });
   // Unmeasured first: the server's code warm, the query's shape seen (as a served API runs).
-  freshAsked(server.base, query, (await drive(job(1))).nextLimit);
+  freshAsked(server.base, query, (await runDrive(job(1))).nextLimit);
   const { us, result } = await cpuPerAnswer(server.pid, job(duration));
   freshAsked(server.base, query, result.nextLimit);
   if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
@@ -180,7 +159,7 @@ async function measureOne(
     connections: 1,
     duration: seconds,
   });
-  await drive(bytesJob(1));
+  await runDrive(bytesJob(1));
   const http = await cpuPerAnswer(floorServer.pid, bytesJob(duration));
   // The statements of one never-asked body, as the server runs them, timed straight on the database (in this
   // process: its plans and counts are its own, so the numbers may be the server's).

@@ -4,15 +4,14 @@
  * (one client, p50 of sequential requests), and at 16 clients the same pages against the v4 API's page of 20.
  * The load generator runs in its own process (drive.js); the server runs in this one.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../server/app.js';
 import { completeSymmetry, openSideTable } from '../optimade/side-table.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
-import type { DriveJob, DriveResult } from './drive.js';
+import type { DriveResult } from './drive.js';
+import { runDrive } from './drive-client.js';
 import { structuresArchive } from './optimade-data.js';
 
 const FILTERS = {
@@ -62,16 +61,6 @@ async function firstTimes(base: string, queries: string[]): Promise<{ p50: numbe
 }
 const LOAD_SECONDS = 5;
 const CLIENTS = 16;
-
-function drive(job: DriveJob): Promise<DriveResult> {
-  const script = fileURLToPath(new URL('drive.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [script, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
-      resolve(JSON.parse(stdout) as DriveResult);
-    });
-  });
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -139,7 +128,7 @@ export async function optimadeBench(structures: number, out: string) {
         ),
       };
       for (const [name, path] of Object.entries(paths)) {
-        load[name] = await drive({
+        load[name] = await runDrive({
           url: base,
           method: 'GET',
           paths: [path],

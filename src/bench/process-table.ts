@@ -54,6 +54,14 @@ export function loadAverage(): string[] {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3);
 }
 
+/** User + system CPU time so far of a process and its descendants, in ms. */
+export function treeCpuMs(pid: number): number {
+  const table = processTable();
+  let total = 0;
+  for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
+  return total;
+}
+
 /**
  * CPU time so far of `pid` and its descendants, all their threads, in ns, from the scheduler's own accounting
  * (/proc/PID/task/TID/schedstat): fine enough to weigh a single request, where the tick counts of stat (10 ms)

@@ -10,7 +10,7 @@
  * container), or `--data ARCHIVE` with `--container TARBALL`. `--server-dist DIR` serves with another build of
  * Quarry (its dist/ folder), so that the figures of another version are measured by the same harness.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -27,7 +27,8 @@ import { openArchive } from '../storage/index.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import { BENCH_KEPT_FILE } from './backend.js';
 import { child } from './child.js';
-import type { DriveJob, DriveResult } from './drive.js';
+import type { DriveJob } from './drive.js';
+import { runDrive } from './drive-client.js';
 import {
   freshAsked,
   freshJob,
@@ -39,7 +40,7 @@ import {
   type NeverAskedRow,
 } from './never-asked.js';
 import { loadedCluster } from './pg-scale.js';
-import { loadAverage, processTable, processTree } from './process-table.js';
+import { loadAverage, processTree, treeCpuMs } from './process-table.js';
 
 export interface SideBySideOptions {
   archive: string;
@@ -71,14 +72,6 @@ interface Kind {
   body?: unknown;
   /** Each request a body never posted before, made so. */
   fresh?: NeverAsked;
-}
-
-/** User + system CPU time so far of a process and its descendants, in ms. */
-function treeCpuMs(pid: number): number {
-  const table = processTable();
-  let total = 0;
-  for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
-  return total;
 }
 
 /** How long after the load memory is measured again: two of the serving processes' quiet checks and more. */
@@ -169,16 +162,6 @@ async function kinds(base: string): Promise<Kind[]> {
   ];
 }
 
-function drive(job: DriveJob): Promise<DriveResult> {
-  const script = join(here, 'drive.js');
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [script, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) return reject(new Error(`the load generator failed: ${error.message}`));
-      resolve(JSON.parse(stdout) as DriveResult);
-    });
-  });
-}
-
 interface Cell {
   storage: string;
   /** CPU time of all the server's processes per answer (less disturbed by other work than the rate). */
@@ -247,10 +230,10 @@ async function measure(running: Running[], options: SideBySideOptions, cells: Ce
           ...(kind.fresh ? freshJob(server.base, kind.fresh) : {}),
         });
         // Unmeasured first: every variant asked once (what a repeated request is), the plans compiled.
-        const warm = await drive(job(1));
+        const warm = await runDrive(job(1));
         if (kind.fresh) freshAsked(server.base, kind.fresh, warm.nextLimit);
         const cpuBefore = treeCpuMs(server.pid);
-        const result = await drive(job(options.duration));
+        const result = await runDrive(job(options.duration));
         const cpuUs = result.total > 0 ? (1000 * (treeCpuMs(server.pid) - cpuBefore)) / result.total : 0;
         if (kind.fresh) freshAsked(server.base, kind.fresh, result.nextLimit);
         const load = loadAverage()[0]!;
