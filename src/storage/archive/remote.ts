@@ -11,6 +11,7 @@
 import { StorageOpenError } from '../types.js';
 import { HttpReader, currentVersion, probeRemote, versionText } from './http-reader.js';
 import { RemoteArchiveError, shownUrl } from './remote-errors.js';
+import { startsAsTarball } from './legacy/tar-unpack.js';
 import { zipFromReader, zipProblem, type ZipArchive, type ZipOrigin } from './zip.js';
 
 /** Default interval between two checks of a remote archive's version. */
@@ -62,8 +63,7 @@ async function startsAsTar(reader: HttpReader, size: number): Promise<boolean> {
   const got = await new Promise<number>((resolve, reject) =>
     reader.read(head, 0, head.length, 0, (err, n) => (err ? reject(err) : resolve(n ?? 0))),
   );
-  if (got >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
-  return got >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+  return startsAsTarball(head.subarray(0, got));
 }
 
 /** Whether the server still has the file opened; checks at most every `intervalMs`. */

@@ -159,11 +159,7 @@ async function recipeOf(
     fingerprint: `${CONVERTER}\0tar`,
     async fill(temp: string, onProgress: ProgressCallback | undefined, beside: string) {
       recipe.converted = true;
-      onProgress?.('unpack', 0, info.size);
-      await unpackTar(tar, info.size, beside, (done) => onProgress?.('unpack', done, info.size));
-      await convertLegacy(folderContainer(beside, tar, 'tar.gz'), temp, onProgress);
-      // Only nodes/ is read from now on.
-      await rm(join(beside, 'data.json'), { force: true });
+      await unpackAndConvert(tar, info.size, tar, beside, temp, onProgress);
     },
   };
   return { recipe, files: (copy) => `${copy}.files` };
@@ -199,16 +195,32 @@ function remoteTarRecipe(
         const source = reader.createReadStream({ start: 0, end: size });
         source.on('data', (chunk: Buffer) => onProgress?.('download', (done += chunk.length), size));
         await pipeline(source, createWriteStream(download));
-        onProgress?.('unpack', 0, size);
-        await unpackTar(download, size, beside, (bytes) => onProgress?.('unpack', bytes, size));
-        await convertLegacy(folderContainer(beside, origin.source, 'tar.gz'), temp, onProgress);
-        await rm(join(beside, 'data.json'), { force: true });
+        await unpackAndConvert(download, size, origin.source, beside, temp, onProgress);
       } finally {
         await rm(download, { force: true });
       }
     },
   };
   return { recipe, files: (copy) => `${copy}.files` };
+}
+
+/**
+ * A tar.gz's conversion: unpacked into `beside` (the copy's files), converted into `temp`; `shown` names the
+ * archive in messages.
+ */
+async function unpackAndConvert(
+  tar: string,
+  size: number,
+  shown: string,
+  beside: string,
+  temp: string,
+  onProgress: ProgressCallback | undefined,
+): Promise<void> {
+  onProgress?.('unpack', 0, size);
+  await unpackTar(tar, size, beside, (done) => onProgress?.('unpack', done, size));
+  await convertLegacy(folderContainer(beside, shown, 'tar.gz'), temp, onProgress);
+  // Only nodes/ is read from now on.
+  await rm(join(beside, 'data.json'), { force: true });
 }
 
 /** The original metadata.json and the conversion's warnings, as the copy keeps them. */

@@ -13,6 +13,12 @@ import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib'
 import tarStream from 'tar-stream';
 import { LegacyArchiveError, unpackLimit } from './limits.js';
 
+/** Whether `head` (a file's first bytes, up to 512 of them) starts as a gzip or a tar does. */
+export function startsAsTarball(head: Buffer): boolean {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+  return head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+}
+
 /** Whether the file starts as a gzip or a tar does. */
 export async function isTarFile(file: string): Promise<boolean> {
   const handle = await open(file, 'r').catch(() => undefined);
@@ -20,8 +26,7 @@ export async function isTarFile(file: string): Promise<boolean> {
   try {
     const head = Buffer.alloc(512);
     const { bytesRead } = await handle.read(head, 0, 512, 0);
-    if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
-    return bytesRead >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+    return startsAsTarball(head.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
