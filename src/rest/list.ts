@@ -190,14 +190,18 @@ async function typeCount(
   req: ListRequest,
   filters: Record<string, unknown>,
 ): Promise<number | undefined> {
+  const nodeType = oneNodeType(req, filters);
+  return nodeType === undefined ? undefined : nodeTypeCount(backend, nodeType);
+}
+
+/** The node type a listing of nodes is filtered by, when that is its only filter. */
+function oneNodeType(req: ListRequest, filters: Record<string, unknown>): string | undefined {
   if (req.spec.name !== 'nodes' || req.links || req.id !== undefined) return undefined;
   const keys = Object.keys(filters);
   if (keys.length !== 1 || keys[0] !== 'node_type') return undefined;
   const condition = filters.node_type as Record<string, unknown>;
-  const operators = Object.keys(condition);
   const nodeType = condition['=='];
-  if (operators.length !== 1 || typeof nodeType !== 'string') return undefined;
-  return nodeTypeCount(backend, nodeType);
+  return Object.keys(condition).length === 1 && typeof nodeType === 'string' ? nodeType : undefined;
 }
 
 /** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */
@@ -216,10 +220,16 @@ async function planHints(
   tag: string,
 ): Promise<PlanHints | undefined> {
   if (backend.db.dialect !== 'sqlite' || total === undefined || req.links) return undefined;
-  const order = (dict.order_by as Record<string, Record<string, unknown>[]>[])[0]?.[tag]?.[0] ?? {};
+  const orders = (dict.order_by as Record<string, Record<string, { order?: string }>[]>[])[0]?.[tag] ?? [];
+  const order = orders[0] ?? {};
   if (Object.keys(order)[0] !== 'ctime') return undefined;
   const filters = (dict.filters as Record<string, Record<string, unknown>>)[tag] ?? {};
   if (Object.keys(filters).length === 0) return undefined;
+  // A page of one type by -ctime (the explorer's listing of a type), where the copy keeps the types in that order.
+  const byCtimeThenId =
+    orders.length === 2 && order.ctime?.order === 'desc' && orders[1]?.id?.order === 'asc';
+  if (backend.nodeTypeOrder !== undefined && byCtimeThenId && oneNodeType(req, filters) !== undefined)
+    return { nodeTypeOrder: backend.nodeTypeOrder };
   const all = await queryCount(backend, { path: [(dict.path as unknown[])[0]], project: { [tag]: ['id'] } });
   return all > 0 && total / all >= ORDERED_SCAN_SHARE ? { orderedScan: true } : undefined;
 }
