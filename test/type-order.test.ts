@@ -68,9 +68,13 @@ describe('a page of one node type by -ctime', () => {
       offset: 40,
     };
     const q = parseQueryDict(dict);
-    const hinted = compileQuery(q, 'sqlite', { nodeTypeOrder: TYPE_ORDER_TABLE }).select.sql;
-    expect(hinted).toContain(`"${TYPE_ORDER_TABLE}"`);
-    expect(hinted).toContain('LIMIT 20 OFFSET 40');
+    const hinted = compileQuery(q, 'sqlite', { nodeTypeOrder: TYPE_ORDER_TABLE }).select;
+    expect(hinted.sql).toContain(`"${TYPE_ORDER_TABLE}"`);
+    expect(hinted.sql).toContain('LIMIT 20 OFFSET 40');
+    // A short window runs where it is asked for; a deep one (its offset read first) goes to a query process.
+    expect(hinted.pointLookup).toBe(true);
+    const deep = parseQueryDict({ ...dict, offset: 100_000 });
+    expect(compileQuery(deep, 'sqlite', { nodeTypeOrder: TYPE_ORDER_TABLE }).select.pointLookup).toBe(false);
     expect(compileQuery(q, 'sqlite').select.sql).not.toContain(TYPE_ORDER_TABLE);
     // Any other shape (another order, another filter) is written as without the table.
     for (const other of [

@@ -33,6 +33,12 @@ function wholeNumber(value: number): string {
 
 const CAST = { real: 'REAL', integer: 'INTEGER', text: 'TEXT', boolean: 'INTEGER' } as const;
 
+/**
+ * A window of the nodes of one type read from their table in creation order reads this many of its entries at
+ * most (its offset and its rows) and looks up its rows by id: well under a millisecond, so it may run inline.
+ */
+const KEYED_WINDOW_ROWS = 1_000;
+
 class SqliteRenderer extends SqlRenderer {
   constructor(private readonly hints: PlanHints = {}) {
     super();
@@ -47,6 +53,7 @@ class SqliteRenderer extends SqlRenderer {
     const nodeType = table === undefined ? undefined : pageOfOneType(s);
     if (table === undefined || nodeType === undefined) return super.select(s);
     this.hints.nodeTypeOrder = undefined;
+    this.keyedWindow = (s.limit ?? 0) + (s.offset ?? 0) <= KEYED_WINDOW_ROWS;
     const t = ident(s.from.alias);
     const columns = s.columns.map((c) => `${this.column(c.expr)} AS ${ident(c.as)}`).join(', ');
     const ids =

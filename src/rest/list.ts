@@ -4,7 +4,7 @@
  */
 import { fullTypeFilters, FullTypeError } from '../domain/full-type.js';
 import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
-import type { PlanHints } from '../query/index.js';
+import { Param, type PlanHints } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
 import { PK, queryCount, queryRows, windowed } from './engine.js';
@@ -70,11 +70,16 @@ export async function listCollection(
 
   // The pk or id goes in as a Param: every node's request of this shape shares one kept plan.
   const byId = direct || linksByUuid ? idFilter(spec, req.id as string | number) : undefined;
-  const values = pk === undefined ? byId?.values : { pk };
+  // So does the type of a page read from the copy's table of the types in creation order: a type nobody asked
+  // before finds its plan compiled and its statement known.
+  const nodeType = typeOrdered(backend, req, shape);
+  const values =
+    nodeType !== undefined ? { [NODE_TYPE.name]: nodeType } : pk === undefined ? byId?.values : { pk };
+  const queried = nodeType === undefined ? shape : typeBound(shape);
   // Requests of one shape (query string, collection, kind of id) share one frozen dictionary.
   const variant = `${req.links ?? ''}|${pk === undefined ? '' : 'pk'}|${byId?.shared ?? ''}`;
-  const build = () => listQuery(spec, shape, req.links, pk !== undefined, byId?.filter);
-  const dict = byId && !byId.shared ? build() : derivedFrom(shape, variant, build);
+  const build = () => listQuery(spec, queried, req.links, pk !== undefined, byId?.filter);
+  const dict = byId && !byId.shared ? build() : derivedFrom(queried, variant, build);
   const { tag, edgeTag } = tagsOf(main, req.links);
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
@@ -88,7 +93,10 @@ export async function listCollection(
       : limitWindow(qs.limit, qs.offset, limits.limitDefault);
   checkLimitCap(window.limit, limits.limitDefault);
 
-  const hints = await planHints(backend, req, total, dict, tag);
+  const hints =
+    nodeType !== undefined
+      ? { nodeTypeOrder: backend.nodeTypeOrder }
+      : await planHints(backend, req, total, dict, tag);
   const rows = direct
     ? [theOne(await queryRows(backend, windowed(dict, 2), { values }), spec, req.id as string | number)]
     : await queryRows(backend, windowed(dict, window.limit, window.offset), { hints, values });
@@ -204,6 +212,28 @@ function oneNodeType(req: ListRequest, filters: Record<string, unknown>): string
   return Object.keys(condition).length === 1 && typeof nodeType === 'string' ? nodeType : undefined;
 }
 
+/** The node type of a page read from the copy's table of the types in creation order, bound when the plan runs. */
+const NODE_TYPE = new Param('node_type');
+
+/**
+ * The node type of a page of nodes of that one type by -ctime (the explorer's listing of a type) on a storage
+ * that keeps the nodes of each type in that order (an archive's copy): its rows are read from there.
+ */
+function typeOrdered(backend: StorageBackend, req: ListRequest, shape: ListShape): string | undefined {
+  if (req.page === undefined || backend.db.dialect !== 'sqlite' || backend.nodeTypeOrder === undefined)
+    return undefined;
+  const [first, second, ...more] = shape.order;
+  if (more.length > 0 || first?.ctime?.order !== 'desc' || second?.id?.order !== 'asc') return undefined;
+  return oneNodeType(req, shape.filters);
+}
+
+/** The shape with its node type bound when the plan runs (one frozen shape per query string). */
+function typeBound(shape: ListShape): ListShape {
+  return derivedFrom(shape, 'node_type bound', () =>
+    deepFreeze({ ...shape, filters: { ...shape.filters, node_type: { '==': NODE_TYPE } } }),
+  );
+}
+
 /** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */
 const ORDERED_SCAN_SHARE = 0.05;
 
@@ -220,16 +250,10 @@ async function planHints(
   tag: string,
 ): Promise<PlanHints | undefined> {
   if (backend.db.dialect !== 'sqlite' || total === undefined || req.links) return undefined;
-  const orders = (dict.order_by as Record<string, Record<string, { order?: string }>[]>[])[0]?.[tag] ?? [];
-  const order = orders[0] ?? {};
+  const order = (dict.order_by as Record<string, Record<string, unknown>[]>[])[0]?.[tag]?.[0] ?? {};
   if (Object.keys(order)[0] !== 'ctime') return undefined;
   const filters = (dict.filters as Record<string, Record<string, unknown>>)[tag] ?? {};
   if (Object.keys(filters).length === 0) return undefined;
-  // A page of one type by -ctime (the explorer's listing of a type), where the copy keeps the types in that order.
-  const byCtimeThenId =
-    orders.length === 2 && order.ctime?.order === 'desc' && orders[1]?.id?.order === 'asc';
-  if (backend.nodeTypeOrder !== undefined && byCtimeThenId && oneNodeType(req, filters) !== undefined)
-    return { nodeTypeOrder: backend.nodeTypeOrder };
   const all = await queryCount(backend, { path: [(dict.path as unknown[])[0]], project: { [tag]: ['id'] } });
   return all > 0 && total / all >= ORDERED_SCAN_SHARE ? { orderedScan: true } : undefined;
 }

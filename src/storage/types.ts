@@ -12,7 +12,10 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface SqlStatement {
   sql: string;
   params: unknown[];
-  /** Reads at most one row through a unique key: cheap at any size, so it may run without a worker. */
+  /**
+   * Reads at most one row through a unique key, or a short window of rows in a key's order: cheap at any size,
+   * so it may run without a worker.
+   */
   pointLookup?: boolean;
 }
 
