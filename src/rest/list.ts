@@ -216,7 +216,7 @@ function oneNodeType(req: ListRequest, filters: Record<string, unknown>): string
 const NODE_TYPE = new Param('node_type');
 
 /**
- * The node type of a page of nodes of that one type by -ctime (the explorer's listing of a type) on a storage
+ * The node type of a page of nodes of that one type by -ctime (`node_type="T"`, as REST clients ask) on a storage
  * that keeps the nodes of each type in that order (an archive's copy): its rows are read from there.
  */
 function typeOrdered(backend: StorageBackend, req: ListRequest, shape: ListShape): string | undefined {
