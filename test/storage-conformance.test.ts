@@ -48,7 +48,7 @@ describe('conformance archives', () => {
       expect(backend.aiidaVersion).toMatch(/^\d+\.\d+\.\d+/);
     });
 
-    it("serves the archive's own data: the same rows in every table, with only Quarry's index, planner statistics and summaries added", async () => {
+    it("serves the archive's own data: the same rows in every table, with only Quarry's index, table of the types in creation order, planner statistics and summaries added", async () => {
       const direct = join(tempDir(), 'db.sqlite3');
       writeFileSync(direct, await databaseOf(file));
       const [cached] = readdirSync(join(cacheDir, 'archives')).filter((n) => n.endsWith('.sqlite3'));
@@ -61,6 +61,7 @@ describe('conformance archives', () => {
         // SQLite's statistics tables: of the node-type index, for the planner.
         expect(added.map((o) => o.name)).toEqual([
           'quarry_ctime_desc_id',
+          'quarry_node_type_ctime',
           'quarry_summaries',
           'sqlite_stat1',
           'sqlite_stat4',

@@ -46,6 +46,12 @@ export interface PlanHints {
    * the two apart; PostgreSQL's can, from its statistics).
    */
   orderedScan?: boolean;
+  /**
+   * The table of the nodes' (node_type, ctime, id) in the order of a page of one node type by -ctime (an
+   * archive's copy has one): such a page is read from it, not sorted from all the nodes of the type. Only the
+   * statements the hint is given for name it, so no other statement's plan or row order changes.
+   */
+  nodeTypeOrder?: string;
 }
 
 export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = {}): CompiledQuery {

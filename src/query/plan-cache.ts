@@ -19,7 +19,7 @@ export function planKey(dict: unknown, dialect: Dialect, limits: QueryLimits, hi
   const bounds =
     `${limits.maxVertices},${limits.maxInList},${limits.maxProjections},` +
     `${limits.maxFilterDepth},${limits.maxValueDepth},${limits.maxPatternLength}`;
-  const settings = `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${bounds}`;
+  const settings = `${dialect}|${hints?.orderedScan ? 'ordered' : ''}|${hints?.nodeTypeOrder ?? ''}|${bounds}`;
   const whole = () => `${settings}|${identity(dict)}`;
   // A frozen dictionary's key is one kept string: the plan lookup then hashes it once, not at every request.
   return typeof dict === 'object' && dict !== null && unchanging(dict)

@@ -19,6 +19,8 @@ export abstract class SqlRenderer {
   readonly params: unknown[] = [];
   /** Columns of this alias are written so that no index serves their conditions (SQLite's unary +). */
   protected unindexedAlias?: string;
+  /** Set by a dialect that wrote the statement as a short window read through a key: cheap at any size. */
+  keyedWindow = false;
 
   /** The placeholder of one more bound value (already converted for the driver). */
   protected abstract placeholder(value: unknown): string;
@@ -119,7 +121,7 @@ export function renderWith<H>(make: (hints?: H) => SqlRenderer) {
     select(select: Select, hints?: H): SqlStatement {
       const r = make(hints);
       const sql = r.select(select);
-      return { sql, params: checked(r.params), pointLookup: isPointLookup(select) };
+      return { sql, params: checked(r.params), pointLookup: isPointLookup(select) || r.keyedWindow };
     },
     count(count: Select | { wrap: Select }): SqlStatement {
       const r = make();

@@ -33,9 +33,36 @@ function wholeNumber(value: number): string {
 
 const CAST = { real: 'REAL', integer: 'INTEGER', text: 'TEXT', boolean: 'INTEGER' } as const;
 
+/**
+ * A window of the nodes of one type read from their table in creation order reads this many of its entries at
+ * most (its offset and its rows) and looks up its rows by id: well under a millisecond, so it may run inline.
+ */
+const KEYED_WINDOW_ROWS = 1_000;
+
 class SqliteRenderer extends SqlRenderer {
   constructor(private readonly hints: PlanHints = {}) {
     super();
+  }
+
+  /**
+   * A page of the nodes of one type by -ctime, with their table in that order at hand: the page's ids are read
+   * from it (its window alone, in its key order) and only those nodes are looked up and put in order.
+   */
+  override select(s: Select): string {
+    const table = this.hints.nodeTypeOrder;
+    const nodeType = table === undefined ? undefined : pageOfOneType(s);
+    if (table === undefined || nodeType === undefined) return super.select(s);
+    this.hints.nodeTypeOrder = undefined;
+    this.keyedWindow = (s.limit ?? 0) + (s.offset ?? 0) <= KEYED_WINDOW_ROWS;
+    const t = ident(s.from.alias);
+    const columns = s.columns.map((c) => `${this.column(c.expr)} AS ${ident(c.as)}`).join(', ');
+    const ids =
+      `SELECT "id" FROM ${ident(table)} WHERE "node_type" = ${this.expr(nodeType)} ` +
+      `ORDER BY "ctime" DESC, "id" ASC ${this.limitClause(s.limit, s.offset)}`;
+    return (
+      `SELECT ${columns} FROM ${ident(s.from.table)} AS ${t} WHERE ${t}."id" IN (${ids}) ` +
+      `ORDER BY ${t}."ctime" DESC, ${t}."id" ASC`
+    );
   }
 
   /** With an ordered scan wanted, the outer query's own conditions are kept away from their indexes. */
@@ -103,6 +130,31 @@ class SqliteRenderer extends SqlRenderer {
         throw new Error(`unrendered expression ${e.t}`);
     }
   }
+}
+
+/**
+ * The value compared when `s` is a window of the nodes of one node type by ctime descending then id ascending,
+ * nothing else asked; otherwise undefined.
+ */
+function pageOfOneType(s: Select): Expr | undefined {
+  const alias = s.from.alias;
+  const column = (e: Expr | undefined, name: string) =>
+    e?.t === 'col' && e.alias === alias && e.column === name;
+  const where = s.where?.t === 'and' && s.where.items.length === 1 ? s.where.items[0] : s.where;
+  const [first, second, ...more] = s.orderBy;
+  const plain =
+    s.from.table === 'db_dbnode' &&
+    s.ctes.length === 0 &&
+    s.joins.length === 0 &&
+    !s.distinct &&
+    s.limit !== undefined &&
+    more.length === 0 &&
+    first?.desc === true &&
+    column(first.expr, 'ctime') &&
+    second?.desc === false &&
+    column(second.expr, 'id');
+  if (!plain || where?.t !== 'cmp' || where.op !== '=' || !column(where.left, 'node_type')) return undefined;
+  return where.right.t === 'param' ? where.right : undefined;
 }
 
 const sqlite = renderWith<PlanHints>((hints) => new SqliteRenderer({ ...hints }));

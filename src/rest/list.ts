@@ -4,7 +4,7 @@
  */
 import { fullTypeFilters, FullTypeError } from '../domain/full-type.js';
 import type { ParsedQueryString, QsFilter } from '../querystring/types.js';
-import type { PlanHints } from '../query/index.js';
+import { Param, type PlanHints } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import type { CollectionSpec } from './collections.js';
 import { PK, queryCount, queryRows, windowed } from './engine.js';
@@ -70,11 +70,16 @@ export async function listCollection(
 
   // The pk or id goes in as a Param: every node's request of this shape shares one kept plan.
   const byId = direct || linksByUuid ? idFilter(spec, req.id as string | number) : undefined;
-  const values = pk === undefined ? byId?.values : { pk };
+  // So does the type of a page read from the copy's table of the types in creation order: a type nobody asked
+  // before finds its plan compiled and its statement known.
+  const nodeType = typeOrdered(backend, req, shape);
+  const values =
+    nodeType !== undefined ? { [NODE_TYPE.name]: nodeType } : pk === undefined ? byId?.values : { pk };
+  const queried = nodeType === undefined ? shape : typeBound(shape);
   // Requests of one shape (query string, collection, kind of id) share one frozen dictionary.
   const variant = `${req.links ?? ''}|${pk === undefined ? '' : 'pk'}|${byId?.shared ?? ''}`;
-  const build = () => listQuery(spec, shape, req.links, pk !== undefined, byId?.filter);
-  const dict = byId && !byId.shared ? build() : derivedFrom(shape, variant, build);
+  const build = () => listQuery(spec, queried, req.links, pk !== undefined, byId?.filter);
+  const dict = byId && !byId.shared ? build() : derivedFrom(queried, variant, build);
   const { tag, edgeTag } = tagsOf(main, req.links);
   // A page needs the total first (it checks the page number and links to the last page). Otherwise the rows
   // come first, and a window that is not full tells the total without counting.
@@ -88,7 +93,10 @@ export async function listCollection(
       : limitWindow(qs.limit, qs.offset, limits.limitDefault);
   checkLimitCap(window.limit, limits.limitDefault);
 
-  const hints = await planHints(backend, req, total, dict, tag);
+  const hints =
+    nodeType !== undefined
+      ? { nodeTypeOrder: backend.nodeTypeOrder }
+      : await planHints(backend, req, total, dict, tag);
   const rows = direct
     ? [theOne(await queryRows(backend, windowed(dict, 2), { values }), spec, req.id as string | number)]
     : await queryRows(backend, windowed(dict, window.limit, window.offset), { hints, values });
@@ -190,14 +198,40 @@ async function typeCount(
   req: ListRequest,
   filters: Record<string, unknown>,
 ): Promise<number | undefined> {
+  const nodeType = oneNodeType(req, filters);
+  return nodeType === undefined ? undefined : nodeTypeCount(backend, nodeType);
+}
+
+/** The node type a listing of nodes is filtered by, when that is its only filter. */
+function oneNodeType(req: ListRequest, filters: Record<string, unknown>): string | undefined {
   if (req.spec.name !== 'nodes' || req.links || req.id !== undefined) return undefined;
   const keys = Object.keys(filters);
   if (keys.length !== 1 || keys[0] !== 'node_type') return undefined;
   const condition = filters.node_type as Record<string, unknown>;
-  const operators = Object.keys(condition);
   const nodeType = condition['=='];
-  if (operators.length !== 1 || typeof nodeType !== 'string') return undefined;
-  return nodeTypeCount(backend, nodeType);
+  return Object.keys(condition).length === 1 && typeof nodeType === 'string' ? nodeType : undefined;
+}
+
+/** The node type of a page read from the copy's table of the types in creation order, bound when the plan runs. */
+const NODE_TYPE = new Param('node_type');
+
+/**
+ * The node type of a page of nodes of that one type by -ctime (`node_type="T"`, as REST clients ask) on a storage
+ * that keeps the nodes of each type in that order (an archive's copy): its rows are read from there.
+ */
+function typeOrdered(backend: StorageBackend, req: ListRequest, shape: ListShape): string | undefined {
+  if (req.page === undefined || backend.db.dialect !== 'sqlite' || backend.nodeTypeOrder === undefined)
+    return undefined;
+  const [first, second, ...more] = shape.order;
+  if (more.length > 0 || first?.ctime?.order !== 'desc' || second?.id?.order !== 'asc') return undefined;
+  return oneNodeType(req, shape.filters);
+}
+
+/** The shape with its node type bound when the plan runs (one frozen shape per query string). */
+function typeBound(shape: ListShape): ListShape {
+  return derivedFrom(shape, 'node_type bound', () =>
+    deepFreeze({ ...shape, filters: { ...shape.filters, node_type: { '==': NODE_TYPE } } }),
+  );
 }
 
 /** Below this share of the collection, a filter's index finds the rows faster than a scan in order. */

@@ -12,7 +12,10 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface SqlStatement {
   sql: string;
   params: unknown[];
-  /** Reads at most one row through a unique key: cheap at any size, so it may run without a worker. */
+  /**
+   * Reads at most one row through a unique key, or a short window of rows in a key's order: cheap at any size,
+   * so it may run without a worker.
+   */
   pointLookup?: boolean;
 }
 
@@ -89,6 +92,11 @@ export interface StorageBackend {
   readonly summaryFiles?: SummaryFiles;
   /** A whole-database summary computed when the storage was prepared (an archive's copy has them), as JSON. */
   keptSummary?(name: KeptSummaryName): Promise<string | undefined>;
+  /**
+   * The table of the nodes' (node_type, ctime, id) in the order of a page of one type by -ctime, which an
+   * archive's copy has (archive/type-order.ts): such a page reads it instead of sorting all the nodes of the type.
+   */
+  readonly nodeTypeOrder?: string;
   /**
    * Whether the storage can answer now, and the state of each database server behind it (for `/readyz` and
    * `/metrics`). A storage without it is ready while it is open (an archive, a SQLite file).

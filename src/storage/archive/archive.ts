@@ -23,6 +23,7 @@ import { openLegacyArchive } from './legacy/open.js';
 import { isTarFile } from './legacy/tar-unpack.js';
 import { isLegacyVersion } from './legacy/versions.js';
 import { keptSummary } from './kept-summaries.js';
+import { typeOrderTable } from './type-order.js';
 import { isRemote, openRemoteZip, RemoteWatch } from './remote.js';
 import { oneLine, openZip, type ZipArchive } from './zip.js';
 
@@ -97,7 +98,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       (reason) =>
         `${zip.file}: its database cannot be read (${reason}); if the archive is fine, delete ${dbFile} and start again`,
     );
-    const backend = { ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)), cacheDir };
+    const backend = {
+      ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)),
+      cacheDir,
+      nodeTypeOrder: typeOrderTable(dbFile),
+    };
     if (watch === undefined) return backend;
     return {
       ...backend,

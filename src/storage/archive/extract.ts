@@ -9,8 +9,8 @@
  * A new copy of an archive file replaces the copies that file had before (copy-sources.ts).
  *
  * The copy is Quarry's own, so it gains indexes for the requests clients make most (archives carry aiida's
- * single-column indexes only) and the node summaries computed once (kept-summaries.ts); the archive itself
- * is never written.
+ * single-column indexes only), the nodes of each type in creation order (type-order.ts) and the node summaries
+ * computed once (kept-summaries.ts); the archive itself is never written.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
@@ -23,6 +23,7 @@ import { StorageOpenError } from '../types.js';
 import { dropSupersededCopies, noteSource } from './copy-sources.js';
 import { ExtractionBusyError, lockExtraction } from './extract-lock.js';
 import { keepSummaries } from './kept-summaries.js';
+import { keepTypeOrder, TYPE_ORDER_SQL } from './type-order.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from './zip.js';
 
 const DB_ENTRY = 'db.sqlite3';
@@ -128,7 +129,7 @@ export async function cachedCopy(
   const { origin } = recipe;
   const identity = createHash('sha256')
     .update(
-      `${origin.size}\0${origin.stamp}\0${recipe.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${PLANNER_STATISTICS}\0${KEPT}`,
+      `${origin.size}\0${origin.stamp}\0${recipe.fingerprint}\0${EXTRA_INDEXES.join(';')}\0${PLANNER_STATISTICS}\0${KEPT}\0${TYPE_ORDER_SQL.join(';')}`,
     )
     .digest('hex')
     .slice(0, 32);
@@ -274,6 +275,7 @@ function addIndexes(file: string) {
         // Only an optimisation: a database it does not fit is served without it, or refused when opened.
       }
     }
+    keepTypeOrder(db);
     try {
       // The index's name differs between AiiDA versions (ix_db_dbnode_node_type, ix_db_dbnode_db_dbnode_node_type).
       const lists = db.prepare("SELECT name FROM pragma_index_list('db_dbnode')").pluck().all() as string[];

@@ -17,6 +17,7 @@ import { openCopy } from '../copy-pool.js';
 import { cachedCopy, type CopyRecipe } from '../extract.js';
 import type { RemoteTar } from '../remote.js';
 import { keptSummary } from '../kept-summaries.js';
+import { typeOrderTable } from '../type-order.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from '../zip.js';
 import { folderContainer, folderOrigin, zipContainer } from './container.js';
 import { convertLegacy } from './convert.js';
@@ -85,6 +86,7 @@ export async function openLegacyArchive(
     repository,
     cacheDir,
     keptSummary: (name) => keptSummary(opened, name),
+    nodeTypeOrder: typeOrderTable(copy),
     async close() {
       if (closed) return;
       closed = true;
