@@ -12,6 +12,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { BytesKept } from '../util/bytes-kept.js';
 import type { AnswerStore, KeptAnswer } from './answer-store.js';
 
 const SCHEMA_VERSION = 1;
@@ -19,6 +20,12 @@ const SCHEMA_VERSION = 1;
 const TOUCH_MS = 60_000;
 /** Past the bound, answers go until the file holds this share of it. */
 const AFTER_EVICTION = 0.8;
+/**
+ * Answers read from the file are held in the process too, up to this many bytes: a hot answer (the explorer's
+ * grid, 418 kB, asked by 64 clients at once) read anew from the file for each request cost 40 % more CPU per
+ * answer than the same bytes sent again. Small beside the file, so that a process's memory stays near its idle size.
+ */
+const HOT_BYTES = 8 * 1024 * 1024;
 
 function open(file: string): BetterSqlite3.Database {
   const db = new BetterSqlite3(file, { timeout: 5_000 });
@@ -82,22 +89,34 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
     }
   });
 
+  const hot = new BytesKept<{ answer: KeptAnswer; used: number }>(HOT_BYTES, (h) => h.answer.body.length);
+  /** The file's least recently used go first: a use is noted there, at most once a minute per answer. */
+  const noteUse = (key: string, used: number, now: number) => {
+    if (now - used <= TOUCH_MS) return false;
+    try {
+      touch.run(now, key);
+    } catch {
+      // Another process writes: the use is noted by the next hit.
+    }
+    return true;
+  };
+
   let closed = false;
   return {
     shared: true,
     get(key) {
       if (closed) return undefined;
+      const now = Date.now();
+      const held = hot.get(key);
+      if (held !== undefined) {
+        if (noteUse(key, held.used, now)) held.used = now;
+        return held.answer;
+      }
       const row = get.get(key);
       if (row === undefined) return undefined;
-      const now = Date.now();
-      if (now - row.used > TOUCH_MS) {
-        try {
-          touch.run(now, key);
-        } catch {
-          // Another process writes: the use is noted by the next hit.
-        }
-      }
-      return { body: row.body, headers: JSON.parse(row.headers) as KeptAnswer['headers'] };
+      const answer = { body: row.body, headers: JSON.parse(row.headers) as KeptAnswer['headers'] };
+      hot.set(key, { answer, used: noteUse(key, row.used, now) ? now : row.used });
+      return answer;
     },
     set(key, answer) {
       if (closed) return;
@@ -125,6 +144,7 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
     close() {
       if (closed) return;
       closed = true;
+      hot.clear();
       db.close();
     },
   };
