@@ -202,10 +202,21 @@ describe.skipIf(missing !== undefined).each(ALL_SOURCES)(
             expect(shown.filter((uuid) => !ids.has(uuid))).toEqual([]);
           }
         }
-        // The form sets them too, and they stay in the address.
+        // The form sets them too, and they stay in the address. What is typed before the list of types arrives
+        // stays typed when it comes (the form drew the address's values again over it).
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route(/\/nodes\/full_types_count\//, async (route) => {
+          await held;
+          await route.continue();
+        });
         await page.goto(`${rich.served.base}/nodes`);
         await page.locator('input[name="elements"]').fill(`${a} ${b}`);
         await page.locator('input[name="nelements"]').fill('2');
+        release();
+        await expect
+          .poll(() => page.locator('select[name="type"] option').count(), { timeout: 20_000 })
+          .toBeGreaterThan(1);
         await page.locator('form.filters button[type="submit"]').click();
         await page.waitForURL(new RegExp(`elements=${a}%2C${b}`));
         expect(page.url()).toContain('nelements=2');
