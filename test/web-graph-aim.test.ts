@@ -1,11 +1,12 @@
 /**
  * A press on the provenance graph that hits nothing, just after the view moved without the reader (a resize, a
- * late answer), selects the node that was drawn there before the move (web/src/by-type/views/graph-aim.ts).
+ * late answer), selects the node that was drawn there before the move; a double tap is two taps on one node
+ * (web/src/by-type/views/graph-aim.ts).
  * Cytoscape headless: the same model and geometry as in the page, without a canvas.
  */
 import cytoscape from 'cytoscape';
 import { describe, expect, it } from 'vitest';
-import { AIM_MS, aimedAt, movingView } from '../web/src/by-type/views/graph-aim.js';
+import { AIM_MS, aimedAt, movingView, tapPairs } from '../web/src/by-type/views/graph-aim.js';
 
 function picture(): cytoscape.Core {
   const core = cytoscape({
@@ -38,5 +39,20 @@ describe('a press aimed at the picture before a move', () => {
 
   it('finds nothing when the view never moved without the reader', () => {
     expect(aimedAt(picture(), { x: 100, y: 100 })).toBeUndefined();
+  });
+});
+
+describe('a double tap', () => {
+  it('is two taps on one node, not two quick taps on two nodes or on nothing', () => {
+    const taps = tapPairs();
+    taps.tapped('calc');
+    taps.tapped('structure');
+    // cytoscape reports a double tap on the structure here: the reader clicked two nodes.
+    expect(taps.both('structure')).toBe(false);
+    taps.tapped('structure');
+    expect(taps.both('structure')).toBe(true);
+    taps.tapped(undefined);
+    taps.tapped('calc');
+    expect(taps.both('calc')).toBe(false);
   });
 });

@@ -133,9 +133,10 @@ export const COMPUTERS = [
   },
 ];
 
-export const PROCESS_STATES: { state: string; exit?: number; weight: number }[] = [
+/** A failed calculation's exit code comes with its message, as aiida-core stores both for a plugin's exit codes. */
+export const PROCESS_STATES: { state: string; exit?: number; message?: string; weight: number }[] = [
   { state: 'finished', exit: 0, weight: 80 },
-  { state: 'finished', exit: 305, weight: 6 },
+  { state: 'finished', exit: 305, message: 'The stdout output file was incomplete.', weight: 6 },
   { state: 'excepted', weight: 4 },
   { state: 'killed', weight: 3 },
   { state: 'waiting', weight: 5 },

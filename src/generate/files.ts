@@ -48,11 +48,35 @@ export function cifFile(name: string, cell: number[][], sites: Site[], spacegrou
     '_atom_site_fract_y',
     '_atom_site_fract_z',
     ...sites.map(
-      (s, i) => `  ${s.symbol}${i + 1} ${s.symbol} ${s.position.map((x) => x.toFixed(6)).join(' ')}`,
+      (s, i) =>
+        `  ${s.symbol}${i + 1} ${s.symbol} ${fractional(cell, s.position)
+          .map((x) => x.toFixed(6))
+          .join(' ')}`,
     ),
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * A Cartesian position (Å) in fractions of the cell's vectors (its rows), as a CIF lists sites: r = f·cell, so
+ * f = r·cell⁻¹ (the adjugate over the determinant). The catalog's positions are Cartesian.
+ */
+function fractional(cell: number[][], r: number[]): number[] {
+  type Row = [number, number, number];
+  const [[a, b, c], [d, e, f], [g, h, i]] = cell as [Row, Row, Row];
+  const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+  const inverse = [
+    [e * i - f * h, c * h - b * i, b * f - c * e],
+    [f * g - d * i, a * i - c * g, c * d - a * f],
+    [d * h - e * g, b * g - a * h, a * e - b * d],
+  ];
+  const [x, y, z] = r as [number, number, number];
+  // In [0, 1), as CIF files usually list them (-0.5 becomes 0.5; the + 0 turns -0 into 0).
+  return [0, 1, 2].map((k) => {
+    const v = (x * inverse[0]![k]! + y * inverse[1]![k]! + z * inverse[2]![k]!) / det;
+    return v - Math.floor(v + 1e-9) + 0;
+  });
 }
 
 /** A small but complete UPF v2 ultrasoft pseudopotential: mesh, local part, one projector and its Q_ij. */

@@ -9,7 +9,7 @@ import type { FileStore } from './file-store.js';
 import { buildGraph } from './graph.js';
 
 /** Bump when the generated content changes, so cached demo archives are rebuilt. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 export const DEMO_NODES = 3000;
 const ZIP_TIME = new Date(Date.UTC(2026, 0, 1));
 

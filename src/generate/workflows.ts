@@ -86,6 +86,7 @@ export function pwWorkflow(b: GraphBuilder, rng: Rng, shared: Shared) {
     userId,
     attributes: {
       ...processAttrs('PwCalculation'),
+      ...(state.message !== undefined ? { exit_message: state.message } : {}),
       job_id: String(rng.int(1_000_000, 9_999_999)),
       resources: { num_machines: 1, num_mpiprocs_per_machine: 36 },
       parser_name: 'quantumespresso.pw',

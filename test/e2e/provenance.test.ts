@@ -8,40 +8,25 @@
  * tests run on the archive, on the same data as a PostgreSQL profile (where PostgreSQL is installed) and on a
  * generated archive of 10^5 nodes, where the hub is a code with thousands of users.
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEIGHBOURS_PER_DIRECTION } from '../../web/src/by-type/logic/graph.js';
 import { seriousViolations } from './axe.js';
 import { clickNode, drawn, settled, type Drawn } from './graph-helpers.js';
-import {
-  browserMissing,
-  launchBrowser,
-  screenshot,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
-import { richFile } from '../conformance/corpus.js';
-import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
-import { tempDir } from '../helpers.js';
-import { generateArchive } from '../../src/generate/index.js';
-import { unpackContainer } from '../support/profile-fixtures.js';
+import { browserMissing, launchBrowser, screenshot, watchedPage, type ApiNode } from './support.js';
+import { ALL_SOURCES, serveRich, type ServedRich, type Source } from './rich-sources.js';
 
 const missing = browserMissing();
-const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
-
 /**
  * The same rich data as an archive and, where PostgreSQL is installed, as a live profile; and a generated archive
- * of 10^5 nodes (about 10 s to write, 3 s to open on a loaded 2-core machine), where a code has thousands of
- * users.
+ * of 10^5 nodes (generated-source.ts), where a code has thousands of users.
  */
-const SOURCES = [
-  { key: 'archive', name: 'the rich archive', skip: false },
-  { key: 'postgres', name: 'the rich data as a PostgreSQL profile', skip: !withPostgres },
-  { key: 'generated', name: 'a generated archive of 10^5 nodes', skip: false },
-] as const;
-const GENERATED_NODES = 100_000;
+const NAMES: Record<Source, string> = {
+  archive: 'the rich archive',
+  postgres: 'the rich data as a PostgreSQL profile',
+  generated: 'a generated archive of 10^5 nodes',
+};
+const SOURCES = ALL_SOURCES.map((key) => ({ key, name: NAMES[key] }));
 
 interface Linked extends ApiNode {
   link_type: string;
@@ -63,15 +48,15 @@ function allInside(d: Drawn): string[] {
     );
 }
 
-describe.each(SOURCES)('the provenance graph ($name)', ({ key, skip }) => {
-  if (missing !== undefined || skip) {
-    it.skip('needs Chromium (and PostgreSQL for the profile)', () => undefined);
+describe.each(SOURCES)('the provenance graph ($name)', ({ key }) => {
+  if (missing !== undefined) {
+    it.skip('needs Chromium', () => undefined);
     return;
   }
   const onArchive = key === 'archive';
   const generated = key === 'generated';
-  let served: Awaited<ReturnType<typeof serveExplorer>>;
-  let cluster: Cluster | undefined;
+  let source: ServedRich | undefined;
+  let served: ServedRich['served'];
   let browser: Browser;
   /** A band structure returned by a workflow and created by the calculation it called. */
   let bands: { uuid: string; calc: Linked; work: Linked };
@@ -84,18 +69,8 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key, skip }) => {
     ).data;
 
   beforeAll(async () => {
-    let sources = [richFile('rich.aiida')];
-    if (generated) {
-      const out = join(tempDir(), `generated-${GENERATED_NODES}.aiida`);
-      await generateArchive({ nodes: GENERATED_NODES, out, seed: 1 });
-      sources = [out];
-    } else if (key === 'postgres') {
-      cluster = await startCluster();
-      cluster.restore('richpg', richFile('rich-psql.sql.gz'));
-      const repository = await unpackContainer(richFile('rich-container-loose.tar.gz'), tempDir());
-      sources = [cluster.url('richpg'), '--repository', repository];
-    }
-    [served, browser] = await Promise.all([serveExplorer(sources), launchBrowser()]);
+    [source, browser] = await Promise.all([serveRich(key), launchBrowser()]);
+    served = source.served;
     const all = await served.api<{ nodes: ApiNode[] }>(
       `/nodes/?full_type=${encodeURIComponent('"data.core.array.bands.BandsData.|"')}&orderby=id&limit=200`,
     );
@@ -119,8 +94,7 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key, skip }) => {
   }, 300_000);
   afterAll(async () => {
     await browser?.close();
-    served?.stop();
-    cluster?.destroy();
+    source?.stop();
   });
 
   const openPage = async (path: string, viewport = DESKTOP) => {
@@ -133,19 +107,10 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key, skip }) => {
   /** A click on a node shows its details; its Expand adds its neighbours. */
   const clickAndExpand = async (page: Page, uuid: string) => {
     const before = await settled(page);
-    // A click shows the node's details. A click sent at once after an expansion settled was lost in about one run
-    // in three (cause not found; nothing was seen to move): the node is clicked again where it is then drawn.
-    for (let attempt = 1; ; attempt++) {
-      await clickNode(page, uuid);
-      try {
-        await expect
-          .poll(() => details(page).getAttribute('data-uuid'), { timeout: attempt < 3 ? 4_000 : 20_000 })
-          .toBe(uuid);
-        break;
-      } catch (error) {
-        if (attempt >= 3) throw error;
-      }
-    }
+    // A click shows the node's details. (One sent within 250 ms of the click before, on another node, was taken by
+    // cytoscape for a double click that opened this node's page: the test below shows it no longer is.)
+    await clickNode(page, uuid);
+    await expect.poll(() => details(page).getAttribute('data-uuid'), { timeout: 20_000 }).toBe(uuid);
     const expand = details(page).getByRole('button', { name: 'Expand' });
     await expand.click();
     // Expanded once its neighbours are drawn (on generated data a workflow's are its calculation's already).
@@ -343,6 +308,45 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key, skip }) => {
       await expect
         .poll(() => details(page).getAttribute('data-uuid'), { timeout: 20_000 })
         .toBe(bands.calc.uuid);
+      expect(watched.problems).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!onArchive)(
+    'selects the second of two nodes clicked one right after the other, and opens neither',
+    async () => {
+      // The band structure selected from the address: the details panel is open, so the clicks move nothing.
+      const watched = await openPage(`/nodes/${bands.uuid}?selected=${bands.uuid}`);
+      const { page } = watched;
+      await settled(page, 3);
+      await expect.poll(() => details(page).getAttribute('data-uuid'), { timeout: 20_000 }).toBe(bands.uuid);
+      await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+      const [calc, work] = await page.locator('[data-testid="provenance-graph"]').evaluate(
+        (element, ids) => {
+          const cy = (
+            element as unknown as {
+              _cyreg: { cy: { getElementById(i: string): { renderedPosition(): { x: number; y: number } } } };
+            }
+          )._cyreg.cy;
+          const box = element.getBoundingClientRect();
+          return ids.map((id) => {
+            const p = cy.getElementById(id).renderedPosition();
+            return { x: box.left + element.clientLeft + p.x, y: box.top + element.clientTop + p.y };
+          });
+        },
+        [bands.calc.uuid, bands.work.uuid],
+      );
+      // Two single clicks on two nodes, as quick as a reader's (cytoscape took them for a double click on the
+      // second and opened its page).
+      await page.mouse.click(calc!.x, calc!.y);
+      await page.mouse.click(work!.x, work!.y);
+      await expect
+        .poll(() => details(page).getAttribute('data-uuid'), { timeout: 20_000 })
+        .toBe(bands.work.uuid);
+      expect(new URL(page.url()).pathname).toBe(`/nodes/${bands.uuid}`);
+      expect(new URL(page.url()).searchParams.get('selected')).toBe(bands.work.uuid);
+      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
       expect(watched.problems).toEqual([]);
       await page.context().close();
     },

@@ -1,7 +1,7 @@
 /**
- * The rich data as the browser tests serve it: its archive, and the same data as a PostgreSQL profile (with its
- * file repository) where PostgreSQL is installed. CI sets QUARRY_REQUIRE_POSTGRES, so that a missing PostgreSQL
- * fails there instead of skipping.
+ * The data the browser tests serve: the rich archive, the same data as a PostgreSQL profile (with its file
+ * repository) where PostgreSQL is installed, and a generated archive of 10^5 nodes (generated-source.ts). CI sets
+ * QUARRY_REQUIRE_POSTGRES, so that a missing PostgreSQL fails there instead of skipping.
  */
 import { postgresBin, startCluster, type Cluster } from '../../src/bench/postgres-cluster.js';
 import { tempDir } from '../helpers.js';
@@ -9,15 +9,18 @@ import { unpackContainer } from '../support/profile-fixtures.js';
 import { richFile } from '../conformance/corpus.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { generatedArchive } from './generated-source.js';
 import { launchBrowser, serveExplorer, type ApiNode } from './support.js';
 
 const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES !== undefined;
 
+export type Source = 'archive' | 'postgres' | 'generated';
+
 /** The forms of the rich data this machine can serve, for `describe.each`. */
-export const RICH_SOURCES: readonly ('archive' | 'postgres')[] = [
-  'archive',
-  ...(withPostgres ? (['postgres'] as const) : []),
-];
+export const RICH_SOURCES: readonly Source[] = ['archive', ...(withPostgres ? (['postgres'] as const) : [])];
+
+/** Those and the generated archive of 10^5 nodes. */
+export const ALL_SOURCES: readonly Source[] = [...RICH_SOURCES, 'generated'];
 
 export interface ServedRich {
   served: Awaited<ReturnType<typeof serveExplorer>>;
@@ -25,9 +28,10 @@ export interface ServedRich {
   stop(): void;
 }
 
-export async function serveRich(source: 'archive' | 'postgres'): Promise<ServedRich> {
-  if (source === 'archive') {
-    const served = await serveExplorer([richFile('rich.aiida')]);
+export async function serveRich(source: Source): Promise<ServedRich> {
+  if (source !== 'postgres') {
+    const file = source === 'archive' ? richFile('rich.aiida') : await generatedArchive();
+    const served = await serveExplorer([file]);
     return { served, stop: () => served.stop() };
   }
   const cluster: Cluster = await startCluster();
@@ -49,15 +53,15 @@ export async function serveRich(source: 'archive' | 'postgres'): Promise<ServedR
 }
 
 /**
- * The explorer over the rich data (as `source`) and a browser, for the tests of one `describe` block: started
- * before them and closed after them. `nodesOfType` is the API's listing of one full type, in pk order.
+ * The explorer over `source` and a browser, for the tests of one `describe` block: started before them and closed
+ * after them. `nodesOfType` is the API's listing of one full type, in pk order.
  */
-export function richExplorer(source: 'archive' | 'postgres' = 'archive') {
+export function richExplorer(source: Source = 'archive') {
   let rich: ServedRich | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
     [rich, browser] = await Promise.all([serveRich(source), launchBrowser()]);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     rich?.stop();

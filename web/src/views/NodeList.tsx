@@ -195,48 +195,54 @@ function Filters({
       formula: text('formula'),
     });
   };
-  // The key makes the form show the URL's values again after navigating (back, a link).
+  // The key makes the form show the URL's values again after navigating (back, a link). The fields only start
+  // from them (defaultValue, option selected): a re-render when the users, the types or the list arrive keeps
+  // what the reader typed or chose meanwhile (a value prop put the URL's back, so text typed early was lost).
   return (
     <form class="filters" onSubmit={submit} key={JSON.stringify(state)} aria-label="Filters">
       <label>
-        Label contains <input name="label" type="search" value={state.label ?? ''} />
+        Label contains <input name="label" type="search" defaultValue={state.label ?? ''} />
       </label>
       <label>
-        UUID starts with <input name="uuid" type="search" value={state.uuid ?? ''} size={10} />
+        UUID starts with <input name="uuid" type="search" defaultValue={state.uuid ?? ''} size={10} />
       </label>
       <label>
-        Created (UTC) from <input name="from" type="date" value={state.from ?? ''} />
+        Created (UTC) from <input name="from" type="date" defaultValue={state.from ?? ''} />
       </label>
       <label>
-        to <input name="to" type="date" value={state.to ?? ''} />
+        to <input name="to" type="date" defaultValue={state.to ?? ''} />
       </label>
       <label>
         User{' '}
-        <select name="user" value={state.user === undefined ? '' : String(state.user)}>
+        <select name="user">
           <option value="">anyone</option>
           {users.map((u) => (
-            <option key={u.id} value={String(u.id)}>
+            <option key={u.id} value={String(u.id)} selected={u.id === state.user}>
               {userName(u)}
             </option>
           ))}
           {state.user !== undefined && !users.some((u) => u.id === state.user) && (
-            <option value={String(state.user)}>user {state.user}</option>
+            <option value={String(state.user)} selected>
+              user {state.user}
+            </option>
           )}
         </select>
       </label>
       <label>
         Type{' '}
-        <select name="type" value={state.type ?? ''}>
+        <select name="type">
           <option value="">any</option>
           {types.map((t) => (
-            <option key={t.full_type + t.label} value={t.full_type}>
+            <option key={t.full_type + t.label} value={t.full_type} selected={t.full_type === state.type}>
               {'\u00a0\u00a0'.repeat(t.depth)}
               {t.label}
               {t.counter === undefined ? '' : ` (${formatCount(t.counter)})`}
             </option>
           ))}
           {state.type !== undefined && !types.some((t) => t.full_type === state.type) && (
-            <option value={state.type}>{state.type}</option>
+            <option value={state.type} selected>
+              {state.type}
+            </option>
           )}
         </select>
       </label>
@@ -247,18 +253,24 @@ function Filters({
           <input
             name="elements"
             type="search"
-            value={state.elements?.join(' ') ?? ''}
+            defaultValue={state.elements?.join(' ') ?? ''}
             size={8}
             placeholder="Si O"
           />
         </label>
         <label>
           Number of elements{' '}
-          <input name="nelements" type="number" min={1} max={118} value={state.nelements ?? ''} />
+          <input name="nelements" type="number" min={1} max={118} defaultValue={state.nelements ?? ''} />
         </label>
         <label>
           Formula{' '}
-          <input name="formula" type="search" value={state.formula ?? ''} size={8} placeholder="SiO2" />
+          <input
+            name="formula"
+            type="search"
+            defaultValue={state.formula ?? ''}
+            size={8}
+            placeholder="SiO2"
+          />
         </label>
       </fieldset>
       <button type="submit">Apply</button>

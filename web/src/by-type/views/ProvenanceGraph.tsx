@@ -32,7 +32,7 @@ import {
 } from './graph-draw.js';
 import { colours, graphStyle, NODE_FONT } from './graph-style.js';
 import { GraphDetails, storedTrail, storeTrail, Trail } from './GraphDetails.js';
-import { aimedAt, movingView, watchPresses } from './graph-aim.js';
+import { aimedAt, movingView, tapPairs, watchPresses } from './graph-aim.js';
 import './by-type.css';
 import './graph.css';
 
@@ -169,11 +169,16 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       callbacks.current.select(data.id);
     };
     core.on('tap', 'node', (event) => onTap(event.target as cytoscape.NodeSingular));
+    const taps = tapPairs();
     core.on('tap', (event) => {
       const aimed = event.target === core ? aimedAt(core, event.renderedPosition) : undefined;
+      taps.tapped(event.target === core ? aimed?.id() : (event.target.id() as string));
       if (aimed) onTap(aimed);
     });
-    core.on('dbltap', 'node[!more]', (event) => callbacks.current.onOpen(event.target.id() as string));
+    core.on('dbltap', 'node[!more]', (event) => {
+      const id = event.target.id() as string;
+      if (taps.both(id)) callbacks.current.onOpen(id);
+    });
     // The frame changes size with the details panel and full screen, not only with the window.
     const resized = new ResizeObserver(() => keepView(core));
     resized.observe(element);
