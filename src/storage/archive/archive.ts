@@ -101,7 +101,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     const backend = {
       ...archiveBackend(file, metadata, db, zip, await archiveIdentity(zip)),
       cacheDir,
-      nodeTypeOrder: typeOrderTable(dbFile),
+      nodeTypeOrder: await typeOrderTable(db),
     };
     if (watch === undefined) return backend;
     return {

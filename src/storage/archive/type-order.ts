@@ -9,7 +9,8 @@
  * without `order_by` then came in another row order than the reference's); a table that only the page of a
  * listing names changes no other statement's plan.
  */
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from '../types.js';
 
 /** Its name; the columns keep db_dbnode's declared types, so that values compare and sort as they do there. */
 export const TYPE_ORDER_TABLE = 'quarry_node_type_ctime';
@@ -35,21 +36,18 @@ export function keepTypeOrder(db: BetterSqlite3.Database): void {
 }
 
 /**
- * The table's name when the copy in `file` has it (a database it did not fit has none). Read once at the
- * opening, on a connection of its own: the serving connections' first statement is a request's.
+ * The table's name when the copy `db` serves has it (a database it did not fit has none). Asked through the
+ * copy's own connections: another connection opened for it held one more file per source being opened, past
+ * the open-file bound of a portal opening many at once.
  */
-export function typeOrderTable(file: string): string | undefined {
-  let db: BetterSqlite3.Database | undefined;
+export async function typeOrderTable(db: Database): Promise<string | undefined> {
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    const found = db
-      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-      .pluck()
-      .get(TYPE_ORDER_TABLE);
-    return found === undefined ? undefined : TYPE_ORDER_TABLE;
+    const rows = await db.all({
+      sql: "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?",
+      params: [TYPE_ORDER_TABLE],
+    });
+    return rows.length === 0 ? undefined : TYPE_ORDER_TABLE;
   } catch {
     return undefined;
-  } finally {
-    db?.close();
   }
 }

@@ -86,7 +86,7 @@ export async function openLegacyArchive(
     repository,
     cacheDir,
     keptSummary: (name) => keptSummary(opened, name),
-    nodeTypeOrder: typeOrderTable(copy),
+    nodeTypeOrder: await typeOrderTable(opened),
     async close() {
       if (closed) return;
       closed = true;
