@@ -5,11 +5,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creationStatistics, typeCounts } from '../src/storage/aggregates.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
-import { readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
+import { databaseOf, readAll, repositoryKeys, sha256, tempDir } from './storage-fixtures.js';
 import { richFile, SHARED_ARCHIVES, sharedArchive } from './conformance/corpus.js';
 
 /** The rich archive (in the repository) and aiida-core's test archives where ../shared has them. */
@@ -17,19 +16,6 @@ const archives = new Map<string, string>([['rich.aiida', richFile('rich.aiida')]
 for (const name of SHARED_ARCHIVES) {
   const file = sharedArchive(`${name}.aiida`);
   if (file !== undefined) archives.set(`${name}.aiida`, file);
-}
-
-/** db.sqlite3 read with plain yauzl, independently of the backend's own zip code. */
-async function databaseOf(file: string): Promise<Buffer> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: false });
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName === 'db.sqlite3') return await readAll(await zip.openReadStreamPromise(entry));
-    }
-  } finally {
-    zip.close();
-  }
-  throw new Error(`${file} has no db.sqlite3`);
 }
 
 describe('conformance archives', () => {

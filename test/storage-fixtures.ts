@@ -4,6 +4,7 @@ import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { tempDir as madeTempDir } from './support/temp.js';
 
@@ -95,4 +96,17 @@ export function repositoryKeys(metadata: string[]): Set<string> {
 /** The databases in a cache folder's copies of archives (each with its `.size` record beside it). */
 export function cachedFiles(cacheDir: string): string[] {
   return readdirSync(join(cacheDir, 'archives')).filter((name) => name.endsWith('.sqlite3'));
+}
+
+/** db.sqlite3 of an archive, read with plain yauzl, independently of the backend's own zip code. */
+export async function databaseOf(file: string): Promise<Buffer> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: false });
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName === 'db.sqlite3') return await readAll(await zip.openReadStreamPromise(entry));
+    }
+  } finally {
+    zip.close();
+  }
+  throw new Error(`${file} has no db.sqlite3`);
 }

@@ -6,26 +6,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileQuery, parseQueryDict } from '../src/query/index.js';
 import { buildApp } from '../src/server/app.js';
 import { TYPE_ORDER_TABLE } from '../src/storage/archive/type-order.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { smallArchive } from './helpers.js';
-import { readAll, tempDir, zipOf } from './storage-fixtures.js';
-
-async function databaseOf(file: string): Promise<Buffer> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: false });
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName === 'db.sqlite3') return await readAll(await zip.openReadStreamPromise(entry));
-    }
-  } finally {
-    zip.close();
-  }
-  throw new Error(`${file} has no db.sqlite3`);
-}
+import { databaseOf, tempDir, zipOf } from './storage-fixtures.js';
 
 /** A generated archive whose even nodes share four creation times: ties within a type, across pages. */
 async function archiveWithTies(): Promise<string> {
