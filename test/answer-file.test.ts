@@ -31,6 +31,8 @@ describe('kept answers in a file every serving process opens', () => {
     const url = '/api/v4/nodes/page/2/?perpage=20&orderby=-ctime';
     const made = await first.app.inject(url);
     expect(made.statusCode).toBe(200);
+    // Kept at its second ask.
+    expect((await first.app.inject(url)).body).toBe(made.body);
     const before = hits('node_page');
     const kept = await second.app.inject(url);
     expect(hits('node_page')).toBe(before + 1);

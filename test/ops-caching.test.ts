@@ -82,6 +82,8 @@ describe('over HTTP, from an archive', () => {
     const tag = first.headers.etag!;
     expect(tag).toMatch(/^"[\w-]+"$/);
     expect(first.headers['cache-control']).toBe('public, max-age=300');
+    // Kept from its second ask on.
+    expect((await httpGet(served.port, page)).body.equals(first.body)).toBe(true);
 
     const before = statements();
     const again = await httpGet(served.port, page, { 'If-None-Match': tag });

@@ -127,19 +127,21 @@ describe('metrics', () => {
       await get(served.port, '/api/v4/nodes/?limit=3');
       await get(served.port, '/no/such/url');
       await get(served.port, '/api/v4/nodes/?limit=4');
+      await get(served.port, '/api/v4/nodes/?limit=3');
       const answer = await get(served.port, '/metrics');
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/);
       const text = answer.text;
       const delta = (series: string) => sample(text, series) - sample(before, series);
-      expect(delta('quarry_http_requests_total{kind="node_list",status="200"}')).toBe(3);
+      expect(delta('quarry_http_requests_total{kind="node_list",status="200"}')).toBe(4);
       expect(delta('quarry_http_requests_total{kind="node_page",status="200"}')).toBe(1);
       expect(delta('quarry_http_requests_total{kind="node",status="404"}')).toBe(1);
       expect(delta('quarry_http_requests_total{kind="not_found",status="404"}')).toBe(1);
-      expect(delta('quarry_http_request_duration_seconds_count{kind="node_list"}')).toBe(3);
-      // The same listing twice: its answer is kept; another limit: its plan is.
+      expect(delta('quarry_http_request_duration_seconds_count{kind="node_list"}')).toBe(4);
+      // The same listing three times: its answer is kept at the second ask, sent kept at the third; another
+      // limit: its plan is.
       expect(delta('quarry_kept_answers_total{kind="node_list",result="hit"}')).toBe(1);
-      expect(delta('quarry_kept_answers_total{kind="node_list",result="miss"}')).toBe(2);
+      expect(delta('quarry_kept_answers_total{kind="node_list",result="miss"}')).toBe(3);
       expect(delta('quarry_query_duration_seconds_count')).toBeGreaterThanOrEqual(4);
       expect(delta('quarry_plan_cache_lookups_total{result="hit"}')).toBeGreaterThan(0);
       expect(sample(text, 'quarry_query_timeouts_total')).toBe(0);
