@@ -29,6 +29,7 @@ import {
 } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sharedKeyOf } from '../http/shared-bytes.js';
+import { MadeOnce } from '../util/made-once.js';
 
 export type Coding = 'br' | 'gzip';
 
@@ -49,7 +50,7 @@ const GZIP: ZlibOptions = { level: 5 };
  * each form is made once however many ask at once (and in the thread pool, as any large answer). It is kept
  * after that with the whole answer it is a form of (src/ops/kept-gets.ts).
  */
-const coded = new Map<string, Promise<Buffer>>();
+const coded = new MadeOnce<Buffer>();
 let codedMade = 0;
 
 /** How many shared answers' compressed forms were made (tests). */
@@ -194,16 +195,12 @@ export function registerCompression(app: FastifyInstance, options: CompressionOp
 
 /** A shared answer's compressed form: under way for another request, or made now. */
 function sendShared(reply: FastifyReply, key: string, coding: Coding, payload: Buffer | string, done: Done) {
-  let making = coded.get(key);
-  if (making === undefined) {
+  const making = coded.run(key, () => {
     codedMade++;
-    making = new Promise<Buffer>((resolve, reject) =>
+    return new Promise<Buffer>((resolve, reject) =>
       compressAsync(coding, payload, (error, out) => (error ? reject(error) : resolve(out))),
     );
-    coded.set(key, making);
-    const made = () => coded.delete(key);
-    making.then(made, made);
-  }
+  });
   making.then((out) => sendCompressed(reply, out, done), done);
 }
 

@@ -7,6 +7,7 @@
 import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
+import { MadeOnce } from '../util/made-once.js';
 import { keptVersion } from './kept-version.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
 
@@ -18,7 +19,7 @@ export interface PostedAnswer {
   key?: string;
 }
 
-const making = new Map<string, Promise<PostedAnswer>>();
+const making = new MadeOnce<PostedAnswer>();
 const limitKeys = new WeakMap<QueryLimits, string>();
 let nextAnswer = 0;
 let made = 0;
@@ -40,18 +41,12 @@ export async function postedAnswer(
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
   const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
-  const running = making.get(key);
-  if (running !== undefined) return running;
-  const answer = (async () => {
+  // Refusals throw to every waiting client alike, and the next request asks again.
+  return making.run(key, async () => {
     const result = await postQueryBuilder(backend, body(), limits, maxRows);
     made++;
     return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
-  })();
-  making.set(key, answer);
-  const done = () => making.delete(key);
-  // Refusals throw to every waiting client alike, and the next request asks again.
-  answer.then(done, done);
-  return answer;
+  });
 }
 
 /** How many posted queries this process has run (tests: a kept or shared answer runs none). */

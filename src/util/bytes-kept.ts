@@ -1,3 +1,5 @@
+import { MadeOnce } from './made-once.js';
+
 /**
  * Answers kept up to a number of bytes (exports of archives' nodes, answers of posted queries on archives):
  * what never changes is made once. The least recently used go first; one larger than an eighth of the whole
@@ -50,7 +52,7 @@ export class BytesKept<V> {
  */
 export class KeptOnce<V> {
   private readonly kept: BytesKept<V>;
-  private readonly running = new Map<string, Promise<V>>();
+  private readonly making = new MadeOnce<V>();
 
   constructor(capacity: number, sizeOf: (value: V) => number) {
     this.kept = new BytesKept(capacity, sizeOf);
@@ -58,19 +60,17 @@ export class KeptOnce<V> {
 
   /** The value of `key` when kept, or its making already under way. */
   get(key: string): V | Promise<V> | undefined {
-    return this.kept.get(key) ?? this.running.get(key);
+    return this.kept.get(key) ?? this.making.get(key);
   }
 
   /** Make `key`'s value once however many ask while it runs; keep it when `keep()` says so once it is made. */
   run(key: string, make: () => Promise<V>, keep: () => boolean): Promise<V> {
-    const pending = make().then((value) => {
-      if (keep()) this.kept.set(key, value);
-      return value;
-    });
-    this.running.set(key, pending);
-    const done = () => this.running.delete(key);
-    pending.then(done, done);
-    return pending;
+    return this.making.run(key, () =>
+      make().then((value) => {
+        if (keep()) this.kept.set(key, value);
+        return value;
+      }),
+    );
   }
 
   get size(): { entries: number; bytes: number } {

@@ -25,6 +25,7 @@ import { ExtractionBusyError, lockExtraction } from './extract-lock.js';
 import { keepSummaries } from './kept-summaries.js';
 import { keepTypeOrder, TYPE_ORDER_SQL } from './type-order.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from './zip.js';
+import { MadeOnce } from '../../util/made-once.js';
 
 const DB_ENTRY = 'db.sqlite3';
 /**
@@ -48,7 +49,7 @@ const KEPT = 'summaries-1';
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
 /** Extractions in progress in this process, so that two opens of one archive extract it once. */
-const pending = new Map<string, Promise<string>>();
+const pending = new MadeOnce<string>();
 
 let extracted = 0;
 let extractionSeconds = 0;
@@ -159,12 +160,7 @@ function extractOnce(
   onProgress: ProgressCallback | undefined,
   waitMs: number,
 ): Promise<string> {
-  let job = pending.get(target);
-  if (!job) {
-    job = extractLocked(recipe, target, onProgress, waitMs).finally(() => pending.delete(target));
-    pending.set(target, job);
-  }
-  return job;
+  return pending.run(target, () => extractLocked(recipe, target, onProgress, waitMs));
 }
 
 /** Once across processes and instances sharing the cache folder (extract-lock.ts). */
