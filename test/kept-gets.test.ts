@@ -34,6 +34,19 @@ function countStatements(db: Database): () => number {
 
 const hits = (kind: string) => keptGetUse().get(kind as never)?.hits ?? 0;
 
+/** While `slow.ms` is set, each statement on `db` answers that much later (an answer costly to make). */
+function slowable(db: Database): { ms: number } {
+  const slow = { ms: 0 };
+  const { all, values } = db;
+  const later = <T>(answer: Promise<T>) =>
+    slow.ms === 0 ? answer : answer.then(async (rows) => (await sleep(slow.ms), rows));
+  Object.assign(db, {
+    all: (...args: Parameters<Database['all']>) => later(all.apply(db, args)),
+    values: (...args: Parameters<Database['values']>) => later(values.apply(db, args)),
+  });
+  return slow;
+}
+
 /** The checks every live storage passes; `write` relabels a node as AiiDA would, `boundMs` the version's bound. */
 function keptWhileUnchanged(
   open: () => Promise<{ backend: StorageBackend; write: (id: number, label: string) => void; close(): void }>,
@@ -44,9 +57,11 @@ function keptWhileUnchanged(
   let write: (id: number, label: string) => void;
   let close: () => void;
   let statements: () => number;
+  let slow: { ms: number };
   beforeAll(async () => {
     ({ backend, write, close } = await open());
     app = await buildApp({ backends: [backend] });
+    slow = slowable(backend.db);
     statements = countStatements(backend.db);
   }, 60_000);
   afterAll(async () => {
@@ -86,6 +101,22 @@ function keptWhileUnchanged(
     expect(statements() - before.statements).toBeLessThanOrEqual(1);
     expect(hits('node')).toBe(before.node + 1);
     expect(hits('links')).toBe(before.links + 1);
+  });
+
+  it('keeps an answer that took long to make at its first ask', async () => {
+    const url = '/nodes/page/2/?perpage=7&orderby=id';
+    slow.ms = 300;
+    let first;
+    try {
+      first = await get(url);
+    } finally {
+      slow.ms = 0;
+    }
+    expect(first.statusCode).toBe(200);
+    const before = hits('node_page');
+    const again = await get(url);
+    expect(again.body).toBe(first.body);
+    expect(hits('node_page')).toBe(before + 1);
   });
 
   it('gives the new answer within the bound after the profile is written', async () => {

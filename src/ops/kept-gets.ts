@@ -8,8 +8,8 @@
  * function of: the data (an archive's identity, a live database's data version, read at most once a second),
  * the URL, the base URL and the settings (a posted query's is named the same way, with its body, and not sent).
  * So only answers the tag plugin names are kept (the API's and not OPTIMADE's, whose time stamps differ); a data
- * change gives a new tag, and answers after it are made anew. An answer is kept from its second ask on (see the
- * preHandler). With the file every serving process of the machine reads, no process keeps copies of its own: a
+ * change gives a new tag, and answers after it are made anew. An answer is kept from its second ask on, or at its
+ * first when it took long to make (see the preHandler). With the file every serving process of the machine reads, no process keeps copies of its own: a
  * process's memory stays near its idle size.
  * Their compressed forms are kept beside them, under the coding: made once by the compression plugin, then
  * sent as they are.
@@ -31,6 +31,11 @@ import { KeptMap } from '../util/kept-map.js';
 const LARGEST_KEPT = 8 * 1024 * 1024;
 /** How many answers asked once (and not kept) a process remembers, to keep them at their second ask. */
 const ASKED_ONCE = 16_384;
+/**
+ * An answer that took this long to make is kept at its first ask: making it twice costs far more than the write
+ * (about 4 µs a kB). A 10^7-node profile's links tree of its busiest node takes 23 s of PostgreSQL alone.
+ */
+const COSTLY_MS = 250;
 
 /** Headers that are the request's own, or written after the kept bytes by later hooks. */
 const NOT_KEPT = new Set([
@@ -70,6 +75,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The name its answer is kept under, when it may be kept and is not kept yet. */
     quarryKeptKey: string | undefined;
+    /** Asked for the first time: when its making started (performance.now()); kept only if it took long. */
+    quarryFirstAsk: number | undefined;
     /** The name its compressed answer is kept under, when it is sent compressed and not kept yet. */
     quarryCodedKey: string | undefined;
   }
@@ -105,6 +112,7 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
     registerCapture(app) {
       if (!enabled) return;
       app.decorateRequest('quarryKeptKey', undefined);
+      app.decorateRequest('quarryFirstAsk', undefined);
       app.addHook('onSend', (request, reply, payload, done) => {
         const key = request.quarryKeptKey;
         if (key === undefined || reply.statusCode !== 200 || isUntaggable(request))
@@ -112,6 +120,8 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
         if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
         const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
         if (body.length > LARGEST_KEPT) return done(null, payload);
+        const first = request.quarryFirstAsk;
+        if (first !== undefined && performance.now() - first < COSTLY_MS) return done(null, payload);
         store.set(key, { body, headers: keptHeaders(reply) });
         request.quarryCodedKey = key;
         done(null, body);
@@ -127,11 +137,14 @@ export function keptGets(ctx: AppContext, options: KeptGetsOptions = {}): KeptGe
         const kept = store.get(key);
         count(kind, kept !== undefined);
         if (kept === undefined) {
-          // Kept from its second ask on: an answer asked once (a script's own query, a never-asked filter, a
-          // crawler's walk) costs no write to the file (1.7 ms of the explorer's grid's 9 ms) and pushes out no
-          // answer that is asked again.
-          if (askedOnce.get(key) === true) request.quarryKeptKey = key;
-          else askedOnce.set(key, true);
+          // Kept from its second ask on, or at its first when it took long to make (COSTLY_MS): an answer asked
+          // once (a script's own query, a never-asked filter, a crawler's walk) costs no write to the file (1.7 ms
+          // of the explorer's grid's 9 ms) and pushes out no answer that is asked again.
+          request.quarryKeptKey = key;
+          if (askedOnce.get(key) !== true) {
+            askedOnce.set(key, true);
+            request.quarryFirstAsk = performance.now();
+          }
           return done();
         }
         const coding = chooseCoding(request.headers['accept-encoding'], kept.body.length);
