@@ -38,14 +38,18 @@ async function served(file: string, warnings: string[] = []) {
   return { app, backend };
 }
 
-/** Times aiida-core wrote at its migration (for null ones): not something the legacy file holds. */
+/**
+ * Times aiida-core wrote at its migration (for null ones), and the days of them that the statistics count: not
+ * something the legacy file holds (Quarry writes its conversion's time there, so the days differ once the two
+ * were made on different days).
+ */
 function maskTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskTimes);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      ['ctime', 'mtime', 'time'].includes(k) ? 'masked' : maskTimes(v),
+      ['ctime', 'mtime', 'time', 'ctime_by_day'].includes(k) ? 'masked' : maskTimes(v),
     ]),
   );
 }
