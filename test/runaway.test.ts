@@ -276,6 +276,34 @@ describe('answer size', () => {
     await app.close();
     await backend.close();
   });
+
+  it('refuses the links tree of a node with more neighbours than --max-rows, and answers it within a limit', async () => {
+    const backend = await openArchive(await smallArchive(300, 3), { cacheDir: tempDir() });
+    const app = await buildApp({ backends: [backend], maxRows: 10 });
+    const codes = await app.inject(
+      '/api/v4/nodes/page/1/?perpage=1&node_type="data.core.code.installed.InstalledCode."',
+    );
+    const code = codes.json().data.nodes[0].uuid as string;
+    const outgoing = await app.inject(`/api/v4/nodes/${code}/links/outgoing/page/1/?perpage=1`);
+    const links = Number(outgoing.headers['x-total-count']);
+    expect(links).toBeGreaterThan(10);
+    const tree = (query: string) => app.inject(`/api/v4/nodes/${code}/links/tree/${query}`);
+    const whole = await tree('');
+    expect(whole.statusCode).toBe(400);
+    expect(whole.json().message).toMatch(
+      new RegExp(`more than 10 outgoing links.*out_limit.*/nodes/${code}/links/outgoing/page/1/`),
+    );
+    // A limit past the bound is no way round it; one within it is answered with the whole count.
+    expect((await tree('?out_limit=1000000')).statusCode).toBe(400);
+    const within = await tree('?out_limit=10');
+    expect(within.statusCode).toBe(200);
+    expect(within.json().data.metadata[0]).toMatchObject({
+      sent_no_of_outgoings: 10,
+      total_no_of_outgoings: links,
+    });
+    await app.close();
+    await backend.close();
+  });
 });
 
 function residentMb(pid: number): number {

@@ -127,7 +127,12 @@ program
     integer('max-in-list'),
     10000,
   )
-  .option('--max-rows <n>', 'most rows of one posted QueryBuilder answer', integer('max-rows'), 10000)
+  .option(
+    '--max-rows <n>',
+    'most rows of one posted QueryBuilder answer, and neighbours of a links tree each way',
+    integer('max-rows'),
+    10000,
+  )
   .option(
     '--public-url <url>',
     "base URL written into answers (url, url_root, Link) instead of the request's scheme and host, e.g. https://example.org/quarry behind a proxy that strips /quarry",

@@ -98,15 +98,16 @@ export function registerNodeItems(app: FastifyInstance, ctx: AppContext) {
       envelope(
         url,
         'nodes',
-        await ioTree(backend, request.params.id, qs.inLimit, qs.outLimit),
+        await ioTree(backend, request.params.id, qs.inLimit, qs.outLimit, ctx.maxRows),
         request.params.id,
       );
     reply.headers(listHeaders(0));
     if (backend.identity === undefined) return reply.send(await answer());
     // An archive's tree never changes: a costly one (a hub's) is kept as the bytes sent, under all that its
-    // envelope is made of.
+    // envelope is made of and the bound it was read within.
     const key = JSON.stringify([
       backend.identity,
+      ctx.maxRows,
       url.method,
       url.path,
       url.queryString,

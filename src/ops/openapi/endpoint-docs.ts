@@ -217,7 +217,9 @@ const FIXED: Record<string, EndpointDoc> = {
   '/nodes/<id>/links/tree/': {
     summary: 'A node with its neighbours',
     description:
-      'The node and the nodes one link away, both ways, at most `in_limit` and `out_limit` of them.',
+      'The node and the nodes one link away, both ways, at most `in_limit` and `out_limit` of them. Each way ' +
+      "holds at most the server's largest answer (`--max-rows`, 10,000): a node with more neighbours is " +
+      'refused (400) unless a limit within it is asked; page them with `links/incoming/` and `links/outgoing/`.',
     query: ['in_limit', 'out_limit', 'profile'],
     json: nodeJson(ref('Tree')),
     errors: ONE,
