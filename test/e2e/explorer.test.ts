@@ -377,9 +377,11 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
     await exited;
     await page.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/cannot be reached/);
-    // The only problems are the connections to the stopped server: refused, or reset where the browser had one
-    // open to it already.
+    // The only problems are the connections to the stopped server: refused, reset where the browser had one
+    // open to it already, or closed unanswered by its serving process, which outlives its killed supervisor
+    // for a moment (on a busy machine, long enough to take the connection).
     expect(watched.problems.length).toBeGreaterThan(0);
-    for (const problem of watched.problems) expect(problem).toMatch(/ERR_CONNECTION_(REFUSED|RESET)/);
+    for (const problem of watched.problems)
+      expect(problem).toMatch(/ERR_CONNECTION_(REFUSED|RESET)|ERR_EMPTY_RESPONSE/);
   });
 });
