@@ -2,13 +2,16 @@
  * Exporters on odd data: cells with zero vectors completed as ASE completes them (expected values from
  * numpy running ASE's complete_cell), NaN and infinities in JSON and text formats.
  */
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { completeCell } from '../src/domain/cell.js';
 import { bandsJson, datMulticolumn, type Bands } from '../src/domain/formats/bands.js';
 import { mplSinglefile } from '../src/domain/formats/bands-matplotlib.js';
-import { readNpy } from '../src/domain/formats/npy.js';
+import { MOST_NPY_VALUES, readNpy, toNestedList } from '../src/domain/formats/npy.js';
 import { pyFixed, pyFloat, pyJson, PyFloat } from '../src/domain/formats/python-text.js';
 import { npy } from '../src/generate/files.js';
+import { readNodeFile, type NodeRecord } from '../src/rest/node-contents.js';
+import type { StorageBackend } from '../src/storage/types.js';
 
 const expectCell = (actual: number[][], expected: number[][]) => {
   actual.forEach((row, i) =>
@@ -128,5 +131,42 @@ describe('NaN and infinities', () => {
     expect(script).toContain('          NaN,\n          Infinity,');
     expect(script).toContain('"y_min_lim": -2.5');
     expect(script).toContain('"y_max_lim": Infinity');
+  });
+});
+
+describe('arrays whose shape asks for more than they hold', () => {
+  it('are refused at once, not built list by list until the process dies', () => {
+    // No value, yet tolist() would make a billion empty lists.
+    expect(() => readNpy(npy([], [1_000_000_000, 0]))).toThrow(/holds more than 8388608 values or lists/);
+    expect(() => readNpy(npy([], [MOST_NPY_VALUES + 1]))).toThrow(/more than/);
+    expect(() => readNpy(npy([], [-1]))).toThrow(/is not a list of sizes/);
+    expect(() => readNpy(npy([], [2.5]))).toThrow(/is not a list of sizes/);
+  });
+
+  it('are read when empty in a dimension after the others, as numpy lists them', () => {
+    expect(toNestedList(readNpy(npy([], [2, 0])), (v) => v)).toEqual([[], []]);
+    expect(toNestedList(readNpy(npy([], [0, 1_000_000_000])), (v) => v)).toEqual([]);
+  });
+});
+
+describe('repository files read whole for a download', () => {
+  const node = {
+    uuid: 'd5244a9a-cb21-4bb8-a8ee-3a0a6d97b6d4',
+    repository_metadata: { o: { 'positions.npy': { k: 'abc' } } },
+  } as unknown as NodeRecord;
+  /** A storage whose one object says it has `size` bytes and streams `held`. */
+  const storage = (size: number, held: number) =>
+    ({
+      repository: {
+        get: async () => ({ size, stream: async () => Readable.from([Buffer.alloc(held)]) }),
+      },
+    }) as unknown as StorageBackend;
+
+  it('are refused past the bound with the raw download named, whatever size the storage states', async () => {
+    await expect(readNodeFile(storage(100, 100), node, 'positions.npy', 10)).rejects.toThrow(
+      /holds 100 bytes; this server converts files of at most 10 bytes: download it as it is at \/nodes\/d5244a9a-cb21-4bb8-a8ee-3a0a6d97b6d4\/repo\/contents\?filename=positions.npy/,
+    );
+    await expect(readNodeFile(storage(5, 100), node, 'positions.npy', 10)).rejects.toThrow(/holds 100 bytes/);
+    expect((await readNodeFile(storage(10, 10), node, 'positions.npy', 10)).length).toBe(10);
   });
 });

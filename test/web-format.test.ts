@@ -38,6 +38,12 @@ describe('per month', () => {
       { month: '2020-02', count: 1 },
     ]);
     expect(perMonth({})).toEqual([]);
+    // Not a month: left out (a walk that compared "10000-01" with "9999-13" as text never ended).
+    expect(perMonth({ '9999-12-01': 1, '9999-13-01': 2 })).toEqual([{ month: '9999-12', count: 1 }]);
+    expect(perMonth({ '0999-12-01': 1, '1000-01-02': 2 })).toEqual([
+      { month: '0999-12', count: 1 },
+      { month: '1000-01', count: 2 },
+    ]);
   });
 });
 

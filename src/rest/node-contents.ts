@@ -161,15 +161,38 @@ export async function repoFile(
   return object;
 }
 
-/** A whole (small) repository file of a node, for exporters. */
+/**
+ * Largest repository file an exporter reads whole (64 MiB): a download made from it is built in memory, a few
+ * times its size as JSON text; past this, one request could take a serving process down.
+ */
+export const CONVERTED_FILE_BYTES = 64 * 1024 * 1024;
+
+/** A whole repository file of a node, for exporters: at most `most` bytes, or a 400 naming the raw download. */
 export async function readNodeFile(
   backend: StorageBackend,
   node: NodeRecord,
   filename: string,
+  most = CONVERTED_FILE_BYTES,
 ): Promise<Buffer> {
   const file = await repoFile(backend, node, filename);
+  const tooLarge = (size: number) =>
+    badRequest(
+      `The file "${filename}" of this node holds ${size} bytes; this server converts files of at most ${most} ` +
+        `bytes: download it as it is at /nodes/${node.uuid}/repo/contents?filename=${encodeURIComponent(filename)}`,
+    );
+  if (file.size > most) throw tooLarge(file.size);
   const chunks: Buffer[] = [];
-  for await (const chunk of await file.stream()) chunks.push(chunk as Buffer);
+  let read = 0;
+  const stream = await file.stream();
+  for await (const chunk of stream) {
+    read += (chunk as Buffer).length;
+    // A damaged storage may hold more than it says.
+    if (read > most) {
+      stream.destroy();
+      throw tooLarge(read);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
 }
 

@@ -70,24 +70,19 @@ export function perMonth(byDay: Record<string, number>): { month: string; count:
   const counts = new Map<string, number>();
   for (const [day, n] of Object.entries(byDay)) {
     const month = day.slice(0, 7);
-    if (!/^\d{4}-\d{2}$/.test(month)) continue;
+    if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) continue;
     counts.set(month, (counts.get(month) ?? 0) + n);
   }
   const months = [...counts.keys()].sort();
   const first = months[0];
   const last = months[months.length - 1];
   if (first === undefined || last === undefined) return [];
+  // Months counted from year 0: the walk ends at the last one whatever the years' widths.
+  const index = (month: string) => Number(month.slice(0, 4)) * 12 + Number(month.slice(5)) - 1;
   const out: { month: string; count: number }[] = [];
-  let [y, m] = first.split('-').map(Number) as [number, number];
-  for (;;) {
-    const key = `${y}-${pad(m)}`;
+  for (let i = index(first); i <= index(last); i++) {
+    const key = `${String(Math.floor(i / 12)).padStart(4, '0')}-${pad((i % 12) + 1)}`;
     out.push({ month: key, count: counts.get(key) ?? 0 });
-    if (key >= last) break;
-    m += 1;
-    if (m > 12) {
-      m = 1;
-      y += 1;
-    }
   }
   return out;
 }

@@ -10,6 +10,12 @@ export interface NpyArray {
 
 export class NpyError extends Error {}
 
+/**
+ * Most values, and most nested lists, one array is read into (2^23: 64 MiB of float64): the JSON written from
+ * them is several times larger, and a shape such as (1000000000, 0) holds no value yet asks for a billion lists.
+ */
+export const MOST_NPY_VALUES = 2 ** 23;
+
 export function readNpy(buffer: Buffer): NpyArray {
   if (buffer.subarray(0, 6).toString('latin1') !== '\x93NUMPY') throw new NpyError('not a .npy file');
   const major = buffer[6] as number;
@@ -25,7 +31,18 @@ export function readNpy(buffer: Buffer): NpyArray {
     .filter((s) => s !== '')
     .map(Number);
   if (!descr) throw new NpyError('no dtype in the .npy header');
-  const count = shape.reduce((a, b) => a * b, 1);
+  if (!shape.every((n) => Number.isSafeInteger(n) && n >= 0))
+    throw new NpyError(`the .npy shape (${shapeText}) is not a list of sizes`);
+  // The lists tolist() makes at each depth, the values at the last: none may pass the bound.
+  let count = 1;
+  for (const n of shape) {
+    count *= n;
+    if (count > MOST_NPY_VALUES)
+      throw new NpyError(
+        `the .npy shape (${shapeText}) holds more than ${MOST_NPY_VALUES} values or lists; this server ` +
+          'converts smaller arrays: download the .npy file as it is',
+      );
+  }
   const body = buffer.subarray(start + headerLength);
   const little = descr[0] !== '>';
   const kind = descr.slice(1);

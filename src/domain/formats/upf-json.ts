@@ -20,6 +20,15 @@ const int = (text: string | undefined): number => {
   if (!Number.isInteger(value)) throw new UpfFormatError(`"${text}" is not an integer`);
   return value;
 };
+/** Most projectors or wave functions a file may say it has (real ones have a few dozen at most). */
+const MOST_FUNCTIONS = 1000;
+/** A count of projectors or wave functions: the D_ion matrix is made of the projectors' count squared. */
+const functions = (text: string | undefined): number => {
+  const value = int(text);
+  if (value < 0 || value > MOST_FUNCTIONS)
+    throw new UpfFormatError(`${value} projectors or wave functions: from 0 to ${MOST_FUNCTIONS} are read`);
+  return value;
+};
 const half = (x: PyFloat) => new PyFloat(x.value / 2);
 const words = (text: unknown) =>
   String(text ?? '')
@@ -82,8 +91,8 @@ function upf1(text: string): Dict {
   header.l_max = int(words(h.next())[0]);
   header.mesh_size = int(words(h.next())[0]);
   const counts = words(h.next());
-  header.number_of_wfc = int(counts[0]);
-  header.number_of_proj = int(counts[1]);
+  header.number_of_wfc = functions(counts[0]);
+  header.number_of_proj = functions(counts[1]);
   const mesh = header.mesh_size as number;
   const out: Dict = { header };
 
@@ -236,14 +245,14 @@ function upf2(text: string): Dict {
 
   const h = node('PP_HEADER');
   const header: Dict = {
-    number_of_proj: int(h.number_of_proj as string),
+    number_of_proj: functions(h.number_of_proj as string),
     core_correction: truthy(h.core_correction),
     element: String(h.element).trim(),
     pseudo_type: h.pseudo_type,
     z_valence: float(String(h.z_valence)),
     mesh_size: int(h.mesh_size as string),
     is_ultrasoft: truthy(h.is_ultrasoft),
-    number_of_wfc: int(h.number_of_wfc as string),
+    number_of_wfc: functions(h.number_of_wfc as string),
     spin_orbit: truthy(h.has_so),
   };
   const out: Dict = { header };
