@@ -76,11 +76,7 @@ function limitOf(name: string, value: unknown): number | undefined {
   return n;
 }
 
-/**
- * `maxRows`: most neighbours one direction of the answer may hold (`--max-rows`). A direction asked without a
- * limit, or with a larger one, is read one row past it: a hub's whole tree (1.76 million links of a code at 10^7
- * nodes, about 500 MB written) is refused after reading a bounded window, with where to page instead.
- */
+/** The refusal of a direction with more neighbours than an answer may hold, with where to page instead. */
 function tooMany(direction: 'with_outgoing' | 'with_incoming', rawId: string, maxRows: number) {
   const [links, param] = direction === 'with_outgoing' ? ['incoming', 'in_limit'] : ['outgoing', 'out_limit'];
   return badRequest(
@@ -89,6 +85,11 @@ function tooMany(direction: 'with_outgoing' | 'with_incoming', rawId: string, ma
   );
 }
 
+/**
+ * `maxRows`: most neighbours one direction of the answer may hold (`--max-rows`). A direction asked without a
+ * limit, or with a larger one, is read one row past it: a hub's whole tree (1.76 million links of a code at 10^7
+ * nodes, about 500 MB written) is refused after reading a bounded window.
+ */
 export async function ioTree(
   backend: StorageBackend,
   rawId: string,
