@@ -4,10 +4,11 @@
  * of every calculation run with it: 176,000 links at 10^6 nodes; a pseudopotential, 17,700).
  */
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_MAX_ROWS } from '../http/context.js';
 import type { RequestKind } from './mix.js';
 
 /** The hub tree's outgoing links: the most one tree answers by default (`--max-rows`). */
-const TREE_LINKS = 10_000;
+const TREE_LINKS = DEFAULT_MAX_ROWS;
 
 /** Pages of the links of a node, as an explorer pages through them. */
 const LINK_PAGES = 10;

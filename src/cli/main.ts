@@ -2,6 +2,7 @@
 /** The `quarry` command. */
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_MAX_ROWS } from '../http/context.js';
 import { parsePublicUrl } from '../http/origin.js';
 import { replicasBySource } from './replicas.js';
 import { runServe, type ServeOptions } from './serve.js';
@@ -131,7 +132,7 @@ program
     '--max-rows <n>',
     'most rows of one posted QueryBuilder answer, and neighbours of a links tree each way',
     integer('max-rows'),
-    10000,
+    DEFAULT_MAX_ROWS,
   )
   .option(
     '--public-url <url>',

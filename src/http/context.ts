@@ -5,6 +5,9 @@ import { reservedNames } from '../sources/names.js';
 import type { StorageBackend } from '../storage/types.js';
 import { parsePublicUrl, type OriginOptions } from './origin.js';
 
+/** The largest answer by default (`--max-rows`): rows of a posted query, neighbours of a tree each way. */
+export const DEFAULT_MAX_ROWS = 10_000;
+
 export interface AppOptions {
   /**
    * Storages already open, served as they are; the first is the default, the others are chosen with
@@ -34,7 +37,7 @@ export interface AppOptions {
    * silent that long and more.
    */
   queryTimeoutMs?: number;
-  /** Most rows of one posted QueryBuilder answer (default 10,000). */
+  /** Most rows of one posted QueryBuilder answer, and neighbours of a links tree each way (default 10,000). */
   maxRows?: number;
   /** Limits on how long a connection may take (src/server/app.ts); the defaults suit a server open to the public. */
   timeouts?: Partial<ServerTimeouts>;
@@ -108,7 +111,7 @@ export function contextFrom(options: AppOptions): AppContext {
     perpageDefault: options.perpageDefault ?? 20,
     queryLimits: { ...DEFAULT_LIMITS, ...options.queryLimits },
     queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
-    maxRows: options.maxRows ?? 10_000,
+    maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
     origin: {
       publicBase: options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl),
       trustProxy: options.trustProxy ?? false,

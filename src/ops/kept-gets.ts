@@ -9,8 +9,8 @@
  * the URL, the base URL and the settings (a posted query's is named the same way, with its body, and not sent).
  * So only answers the tag plugin names are kept (the API's and not OPTIMADE's, whose time stamps differ); a data
  * change gives a new tag, and answers after it are made anew. An answer is kept from its second ask on, or at its
- * first when it took long to make (see the preHandler). With the file every serving process of the machine reads, no process keeps copies of its own: a
- * process's memory stays near its idle size.
+ * first when it took long to make (see the preHandler). With the file every serving process of the machine reads,
+ * no process keeps copies of its own: a process's memory stays near its idle size.
  * Their compressed forms are kept beside them, under the coding: made once by the compression plugin, then
  * sent as they are.
  *
