@@ -216,8 +216,8 @@ function peg$parse(input, options) {
   const peg$e17 = peg$literalExpectation(",", false);
   const peg$e18 = peg$otherExpectation("a value (a quoted string, a number, true/false, a date-time or a name)");
   const peg$e19 = peg$literalExpectation("\"", false);
-  const peg$e20 = peg$literalExpectation("\"\"", false);
-  const peg$e21 = peg$classExpectation(["\""], true, false, false);
+  const peg$e20 = peg$classExpectation(["\""], true, false, false);
+  const peg$e21 = peg$literalExpectation("\"\"", false);
   const peg$e22 = peg$literalExpectation("true", false);
   const peg$e23 = peg$literalExpectation("false", false);
   const peg$e24 = peg$classExpectation([["0", "9"]], false, false, false);
@@ -238,7 +238,7 @@ function peg$parse(input, options) {
   function peg$f5(head, v) {    return v;  }
   function peg$f6(head, tail) {    return [head].concat(tail);  }
   function peg$f7() {    return '"';  }
-  function peg$f8(chars) {    return chars.join('');  }
+  function peg$f8(parts) {    return parts.join('');  }
   function peg$f9() {    return true;  }
   function peg$f10() {    return false;  }
   function peg$f11(text) {    return options.makeDatetime(text, location());  }
@@ -924,7 +924,7 @@ function peg$parse(input, options) {
   }
 
   function peg$parseQuotedString() {
-    let s0, s1, s2, s3, s4;
+    let s0, s1, s2, s3, s4, s5;
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 34) {
@@ -937,50 +937,92 @@ function peg$parse(input, options) {
     if (s1 !== peg$FAILED) {
       s2 = [];
       s3 = peg$currPos;
-      if (input.substr(peg$currPos, 2) === peg$c13) {
-        s4 = peg$c13;
-        peg$currPos += 2;
+      s4 = [];
+      s5 = input.charAt(peg$currPos);
+      if (peg$r2.test(s5)) {
+        peg$currPos++;
       } else {
-        s4 = peg$FAILED;
+        s5 = peg$FAILED;
         if (peg$silentFails === 0) { peg$fail(peg$e20); }
       }
-      if (s4 !== peg$FAILED) {
-        peg$savedPos = s3;
-        s4 = peg$f7();
-      }
-      s3 = s4;
-      if (s3 === peg$FAILED) {
-        s3 = input.charAt(peg$currPos);
-        if (peg$r2.test(s3)) {
-          peg$currPos++;
-        } else {
-          s3 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e21); }
+      if (s5 !== peg$FAILED) {
+        while (s5 !== peg$FAILED) {
+          s4.push(s5);
+          s5 = input.charAt(peg$currPos);
+          if (peg$r2.test(s5)) {
+            peg$currPos++;
+          } else {
+            s5 = peg$FAILED;
+            if (peg$silentFails === 0) { peg$fail(peg$e20); }
+          }
         }
+      } else {
+        s4 = peg$FAILED;
       }
-      while (s3 !== peg$FAILED) {
-        s2.push(s3);
+      if (s4 !== peg$FAILED) {
+        s3 = input.substring(s3, peg$currPos);
+      } else {
+        s3 = s4;
+      }
+      if (s3 === peg$FAILED) {
         s3 = peg$currPos;
         if (input.substr(peg$currPos, 2) === peg$c13) {
           s4 = peg$c13;
           peg$currPos += 2;
         } else {
           s4 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e20); }
+          if (peg$silentFails === 0) { peg$fail(peg$e21); }
         }
         if (s4 !== peg$FAILED) {
           peg$savedPos = s3;
           s4 = peg$f7();
         }
         s3 = s4;
+      }
+      while (s3 !== peg$FAILED) {
+        s2.push(s3);
+        s3 = peg$currPos;
+        s4 = [];
+        s5 = input.charAt(peg$currPos);
+        if (peg$r2.test(s5)) {
+          peg$currPos++;
+        } else {
+          s5 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e20); }
+        }
+        if (s5 !== peg$FAILED) {
+          while (s5 !== peg$FAILED) {
+            s4.push(s5);
+            s5 = input.charAt(peg$currPos);
+            if (peg$r2.test(s5)) {
+              peg$currPos++;
+            } else {
+              s5 = peg$FAILED;
+              if (peg$silentFails === 0) { peg$fail(peg$e20); }
+            }
+          }
+        } else {
+          s4 = peg$FAILED;
+        }
+        if (s4 !== peg$FAILED) {
+          s3 = input.substring(s3, peg$currPos);
+        } else {
+          s3 = s4;
+        }
         if (s3 === peg$FAILED) {
-          s3 = input.charAt(peg$currPos);
-          if (peg$r2.test(s3)) {
-            peg$currPos++;
+          s3 = peg$currPos;
+          if (input.substr(peg$currPos, 2) === peg$c13) {
+            s4 = peg$c13;
+            peg$currPos += 2;
           } else {
-            s3 = peg$FAILED;
+            s4 = peg$FAILED;
             if (peg$silentFails === 0) { peg$fail(peg$e21); }
           }
+          if (s4 !== peg$FAILED) {
+            peg$savedPos = s3;
+            s4 = peg$f7();
+          }
+          s3 = s4;
         }
       }
       if (input.charCodeAt(peg$currPos) === 34) {
