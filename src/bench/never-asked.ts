@@ -19,7 +19,7 @@ import { runDrive, withFreshNumber, type FreshAt } from './drive-client.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
-import { loadAverage, treeCpuMs } from './process-table.js';
+import { loadAverage, queryProcessCpuMs, treeCpuMs } from './process-table.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -85,6 +85,8 @@ export interface NeverAskedRow {
   bytes: number;
   /** Server CPU per never-asked answer, µs. */
   cpuUs: number;
+  /** The part of it spent in SQLite query processes (0 for PostgreSQL), µs. */
+  queryProcessUs: number;
   sqlFloorUs: number;
   httpFloorUs: number;
   ratio: number;
@@ -92,12 +94,22 @@ export interface NeverAskedRow {
   steps: PostedStep[];
 }
 
-/** CPU µs per answer of `pid`'s processes while `job` runs, with the run's figures. */
-async function cpuPerAnswer(pid: number, job: DriveJob): Promise<{ us: number; result: DriveResult }> {
-  const before = treeCpuMs(pid);
+/**
+ * CPU µs per answer of `pid`'s processes while `job` runs, and of its query processes among them, with the
+ * run's figures.
+ */
+async function cpuPerAnswer(
+  pid: number,
+  job: DriveJob,
+): Promise<{ us: number; queryUs: number; result: DriveResult }> {
+  const [before, queryBefore] = [treeCpuMs(pid), queryProcessCpuMs(pid)];
   const result = await runDrive(job);
-  const us = result.total > 0 ? (1000 * (treeCpuMs(pid) - before)) / result.total : 0;
-  return { us, result };
+  const per = (ms: number) => (result.total > 0 ? (1000 * ms) / result.total : 0);
+  return {
+    us: per(treeCpuMs(pid) - before),
+    queryUs: per(queryProcessCpuMs(pid) - queryBefore),
+    result,
+  };
 }
 
 /**
@@ -147,7 +159,7 @@ async function measureOne(
   });
   // Unmeasured first: the server's code warm, the query's shape seen (as a served API runs).
   freshAsked(server.base, query, (await runDrive(job(1))).nextLimit);
-  const { us, result } = await cpuPerAnswer(server.pid, job(duration));
+  const { us, queryUs, result } = await cpuPerAnswer(server.pid, job(duration));
   freshAsked(server.base, query, result.nextLimit);
   if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
   // The empty route's server sending an answer of the same size (headers are about 200 bytes of it).
@@ -181,6 +193,7 @@ async function measureOne(
     answers: result.total,
     bytes: result.bytes,
     cpuUs: Math.round(us),
+    queryProcessUs: Math.round(queryUs),
     sqlFloorUs: Math.round(sqlFloorUs),
     httpFloorUs: Math.round(http.us),
     ratio: Number((us / (sqlFloorUs + http.us)).toFixed(2)),
@@ -188,7 +201,8 @@ async function measureOne(
     steps,
   };
   process.stderr.write(
-    `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer, floors SQL ${row.sqlFloorUs} + ` +
+    `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer (query processes ` +
+      `${row.queryProcessUs}), floors SQL ${row.sqlFloorUs} + ` +
       `HTTP ${row.httpFloorUs} µs: ${row.ratio}x (load ${row.load})\n`,
   );
   return row;
@@ -200,13 +214,15 @@ export function neverAskedLines(rows: NeverAskedRow[]): string[] {
     '',
     'Never-asked posted queries, 1 client: CPU of all the server processes per answer, against the SQL floor',
     '(the same statements straight on the database) plus the HTTP floor (the empty route sending as many bytes).',
+    'Of the server CPU, the part its SQLite query processes spent (statements and the trips to them).',
     '',
-    '| storage | query | answers | bytes | server CPU µs | SQL floor µs | HTTP floor µs | × floors | load |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | load |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows)
     lines.push(
-      `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.sqlFloorUs} | ${r.httpFloorUs} | ${r.ratio} | ${r.load} |`,
+      `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.queryProcessUs} | ${r.sqlFloorUs} | ` +
+        `${r.httpFloorUs} | ${r.ratio} | ${r.load} |`,
     );
   lines.push('', 'Steps in the benchmark process (median ms; floor in brackets):', '');
   const names = [...new Set(rows.flatMap((r) => r.steps.map((s) => s.step)))];

@@ -63,6 +63,25 @@ export function treeCpuMs(pid: number): number {
 }
 
 /**
+ * The part of treeCpuMs(pid) spent in SQLite query processes (src/storage/query-process.ts and
+ * shared-query-processes.ts: node programs given on the command line that load better-sqlite3), in ms.
+ */
+export function queryProcessCpuMs(pid: number): number {
+  const table = processTable();
+  let total = 0;
+  for (const p of processTree(pid, table)) {
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${p}/cmdline`, 'latin1');
+    } catch {
+      continue;
+    }
+    if (command.includes('\0-e\0') && command.includes('better-sqlite3')) total += table.get(p)?.cpuMs ?? 0;
+  }
+  return total;
+}
+
+/**
  * CPU time so far of `pid` and its descendants, all their threads, in ns, from the scheduler's own accounting
  * (/proc/PID/task/TID/schedstat): fine enough to weigh a single request, where the tick counts of stat (10 ms)
  * are not.
