@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeValue, rowDecoder } from '../src/query/decode.js';
+import { decodeValue, rowDecoder, rowDecodersCompiled } from '../src/query/decode.js';
 import { carryMark, markFloat, markFloats, RawJson, toJson, wholeFloatText } from '../src/util/exact-json.js';
 import { ExactNumber, parseJsonText, parseMarked } from '../src/util/json-text.js';
 
@@ -132,6 +132,23 @@ describe('JSON texts read and written as the data holds them', () => {
       '1e+16',
       '1.5e+20',
     ]);
+  });
+});
+
+describe('row decoders', () => {
+  it('are compiled once per shape: queries that differ only in their values share one', () => {
+    const decoders = (tag: string) =>
+      [{ tag, key: 'id', shape: 'scalar', columns: [{ as: 'c0', name: 'id', type: 'integer' }] }] as never;
+    const before = rowDecodersCompiled();
+    const first = rowDecoder(decoders('shared-shape'), ['c0']);
+    const second = rowDecoder(decoders('shared-shape'), ['c0']);
+    expect(rowDecodersCompiled()).toBe(before + 1);
+    expect(first([7])).toEqual({ 'shared-shape': { id: 7 } });
+    expect(second([8])).toEqual({ 'shared-shape': { id: 8 } });
+    // Another shape (another tag) is another decoder.
+    const other = rowDecoder(decoders('other-shape'), ['c0']);
+    expect(rowDecodersCompiled()).toBe(before + 2);
+    expect(other([9])).toEqual({ 'other-shape': { id: 9 } });
   });
 });
 
