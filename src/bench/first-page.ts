@@ -116,9 +116,8 @@ export async function firstPageBench(options: FirstPageOptions): Promise<{
       const types = await nodeTypes(base);
       // As a server that has served a while, which is what is measured: its code compiled by the JIT for the
       // first ask of a URL as for a repeated one, by pages of types no node has (each a URL never asked, as the
-      // measured first asks are), and the unfiltered page's plan made. With 50 requests, the JIT still compiled
-      // the request path on its helper threads while the first asks of the measured types ran, and those asks
-      // were charged with it (the asks again came after).
+      // measured first asks are), and the unfiltered page's plan made. After 50 requests the JIT was still at
+      // work: the measured asks, first and again alike, cost a fifth more CPU.
       const pid = server.proc.pid!;
       for (let i = 0; i < WARM_UP_ASKS; i++) {
         await timed(base, '/api/v4/nodes/page/1/?perpage=20&orderby=-ctime', pid);
