@@ -170,9 +170,16 @@ describe('metrics', () => {
       const failures: string[] = [];
       const restore = setFailureSink((line) => failures.push(line));
       try {
-        // A page and its count cannot both run within 1 ms.
-        const page = await get(slow.port, '/api/v4/nodes/?limit=400&attributes=true');
-        expect(page.status).toBe(503);
+        // A listing's statement in a query process races its 1 ms limit: a process already warm (the archive's
+        // summaries are computed at the start) can answer first on a quiet machine. Each try is another URL, so
+        // that no answer is kept; the first that is stopped ends the tries.
+        let stopped = 0;
+        for (let limit = 400; limit > 380 && stopped === 0; limit--) {
+          const page = await get(slow.port, `/api/v4/nodes/?limit=${limit}&attributes=true`);
+          expect([200, 503]).toContain(page.status);
+          if (page.status === 503) stopped++;
+        }
+        expect(stopped).toBe(1);
         const text = (await get(slow.port, '/metrics')).text;
         expect(sample(text, 'quarry_query_timeouts_total')).toBeGreaterThanOrEqual(1);
         expect(sample(text, 'quarry_http_requests_total{kind="node_list",status="503"}')).toBe(1);
