@@ -19,7 +19,7 @@ import { runDrive, withFreshNumber, type FreshAt } from './drive-client.js';
 import { dataFloor, recordAccesses } from './floors.js';
 import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
-import { loadAverage, queryProcessCpuMs, treeCpuMs } from './process-table.js';
+import { loadAverage, processTable, queryProcessCpuMs, treeCpuMs } from './process-table.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -102,14 +102,16 @@ async function cpuPerAnswer(
   pid: number,
   job: DriveJob,
 ): Promise<{ us: number; queryUs: number; result: DriveResult }> {
-  const [before, queryBefore] = [treeCpuMs(pid), queryProcessCpuMs(pid)];
-  const result = await runDrive(job);
-  const per = (ms: number) => (result.total > 0 ? (1000 * ms) / result.total : 0);
-  return {
-    us: per(treeCpuMs(pid) - before),
-    queryUs: per(queryProcessCpuMs(pid) - queryBefore),
-    result,
+  // Both figures from one reading of the process table, before and after.
+  const read = () => {
+    const table = processTable();
+    return { all: treeCpuMs(pid, table), query: queryProcessCpuMs(pid, table) };
   };
+  const before = read();
+  const result = await runDrive(job);
+  const after = read();
+  const per = (ms: number) => (result.total > 0 ? (1000 * ms) / result.total : 0);
+  return { us: per(after.all - before.all), queryUs: per(after.query - before.query), result };
 }
 
 /**

@@ -55,8 +55,7 @@ export function loadAverage(): string[] {
 }
 
 /** User + system CPU time so far of a process and its descendants, in ms. */
-export function treeCpuMs(pid: number): number {
-  const table = processTable();
+export function treeCpuMs(pid: number, table = processTable()): number {
   let total = 0;
   for (const p of processTree(pid, table)) total += table.get(p)?.cpuMs ?? 0;
   return total;
@@ -66,8 +65,7 @@ export function treeCpuMs(pid: number): number {
  * The part of treeCpuMs(pid) spent in SQLite query processes (src/storage/query-process.ts and
  * shared-query-processes.ts: node programs given on the command line that load better-sqlite3), in ms.
  */
-export function queryProcessCpuMs(pid: number): number {
-  const table = processTable();
+export function queryProcessCpuMs(pid: number, table = processTable()): number {
   let total = 0;
   for (const p of processTree(pid, table)) {
     let command = '';

@@ -63,16 +63,16 @@ export function rowDecoder(decoders: Decoder[], columns: string[]): (row: unknow
   const source =
     `const seen = exact.count; const out = {${literal.join(', ')}}; ` +
     'return seen === exact.count ? out : exact.settle(out);';
-  let decode = compiledDecoders.get(source);
-  if (decode === undefined) {
-    decode = compiledDecoders.set(source, compiledFunction<Decode>(['row', 'decode', 'exact'], source));
-    decodersCompiled++;
-  }
-  const kept = decode;
-  return (row) => kept(row, decodeValue, exact);
+  const decode = compiledDecoders.get(source) ?? compileDecoder(source);
+  return (row) => decode(row, decodeValue, exact);
 }
 
 type Decode = (row: unknown[], decodeValue: unknown, exact: unknown) => ResultRow;
+
+function compileDecoder(source: string): Decode {
+  decodersCompiled++;
+  return compiledDecoders.set(source, compiledFunction<Decode>(['row', 'decode', 'exact'], source));
+}
 
 /**
  * Compiled decoders by their source: queries of one shape with other values (each body of a script's or the
