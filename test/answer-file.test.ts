@@ -3,6 +3,7 @@
  * other's (two apps here, each with its own connection to the file, as two processes have), compressed forms
  * included, and the file stays within its bound.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,4 +79,37 @@ describe('kept answers in a file every serving process opens', () => {
       store.close();
     }
   });
+
+  it('maps only the answers read: writing, counting and letting answers go bring no page of the file in', () => {
+    const file = join(tempDir('quarry-kept-mapped-'), 'kept.sqlite');
+    const store = answerFile(file, 8 * 1024 * 1024);
+    try {
+      // 24 MB written through an 8 MB bound: each eviction frees answers of 400 kB, page by page.
+      for (let i = 0; i < 60; i++)
+        store.set(`answer ${i}`, {
+          body: Buffer.alloc(400 * 1024, i),
+          headers: { 'content-type': 'text/plain' },
+        });
+      expect(store.size.bytes).toBeLessThanOrEqual(8 * 1024 * 1024);
+      expect(mappedKb(file), 'pages of the file in this process after writes').toBeLessThan(256);
+      expect(store.get('answer 59')?.body.equals(Buffer.alloc(400 * 1024, 59))).toBe(true);
+      // Answers read are mapped (those not in the write-ahead log), and no more than them and the pages the
+      // system maps around each page read.
+      expect(store.get('answer 58')?.body.length).toBe(400 * 1024);
+      expect(mappedKb(file)).toBeLessThanOrEqual(2 * 400 + 512);
+    } finally {
+      store.close();
+    }
+  });
 });
+
+/** Resident kB of this process's mappings of `file` (Linux's /proc/self/smaps). */
+function mappedKb(file: string): number {
+  let kb = 0;
+  let current = false;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) current = line.endsWith(` ${file}`);
+    else if (current && line.startsWith('Rss:')) kb += Number(/(\d+)/.exec(line)![1]);
+  }
+  return kb;
+}

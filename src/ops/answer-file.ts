@@ -8,6 +8,11 @@
  * Bounded in bytes for the whole machine: past the bound, the least recently used answers go (a use is noted
  * at most once a minute per answer per process, so that hits do not write). What the file holds is only ever
  * derived from the data; one that cannot be opened (damaged, another version's) is made again.
+ *
+ * Only answers read are mapped. Counting the file's bytes and letting answers go read through a connection of
+ * their own without a map: through the map they brought every page they passed into the process (a count read
+ * each answer's whole body to reach the column after it, and freeing an answer reads each of its pages), so
+ * that after a load a process mapped most of the file, 100 MB and more, answers nobody had read again among it.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -15,7 +20,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { BytesKept } from '../util/bytes-kept.js';
 import type { AnswerStore, KeptAnswer } from './answer-store.js';
 
-const SCHEMA_VERSION = 1;
+/** 2: the body is the last column, so that reading the others never passes over it. */
+const SCHEMA_VERSION = 2;
 /** A use is written at most this often per answer and process. */
 const TOUCH_MS = 60_000;
 /** Past the bound, answers go until the file holds this share of it. */
@@ -33,50 +39,51 @@ function open(file: string): BetterSqlite3.Database {
   // A cache: a power cut may lose the last answers kept, never the data served.
   db.pragma('synchronous = OFF');
   db.exec(`CREATE TABLE IF NOT EXISTS kept_answers (
-    key TEXT PRIMARY KEY, body BLOB NOT NULL, headers TEXT NOT NULL, bytes INTEGER NOT NULL, used INTEGER NOT NULL)`);
+    key TEXT PRIMARY KEY, bytes INTEGER NOT NULL, used INTEGER NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL)`);
   db.exec('CREATE INDEX IF NOT EXISTS kept_answers_used ON kept_answers (used)');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version !== SCHEMA_VERSION) {
     if (version !== 0) throw new Error(`kept answers of schema ${version}, not ${SCHEMA_VERSION}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
+  // The serving thread waits for a lock synchronously: past a few milliseconds an answer is better not kept.
+  db.pragma('busy_timeout = 20');
+  db.pragma('cache_size = -2048');
   return db;
 }
 
 /** Opens `file` (made if missing, made again if it cannot be read), keeping at most `capacityBytes` in it. */
 export function answerFile(file: string, capacityBytes: number): AnswerStore {
   mkdirSync(dirname(file), { recursive: true });
-  let db: BetterSqlite3.Database;
+  let writes: BetterSqlite3.Database;
   try {
-    db = open(file);
+    writes = open(file);
   } catch {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    db = open(file);
+    writes = open(file);
   }
-  // Reads of the file come from the page cache every process shares, not from a copy in this one.
-  db.pragma(`mmap_size = ${capacityBytes * 2}`);
-  db.pragma('cache_size = -2048');
-  // The serving thread waits for a lock synchronously: past a few milliseconds an answer is better not kept.
-  db.pragma('busy_timeout = 20');
-  const get = db.prepare<[string], { body: Buffer; headers: string; used: number }>(
+  const reads = open(file);
+  // Answers read come from the page cache every process shares, not from a copy in this one.
+  reads.pragma(`mmap_size = ${capacityBytes * 2}`);
+  const get = reads.prepare<[string], { body: Buffer; headers: string; used: number }>(
     'SELECT body, headers, used FROM kept_answers WHERE key = ?',
   );
-  const put = db.prepare(
-    'INSERT OR REPLACE INTO kept_answers (key, body, headers, bytes, used) VALUES (?, ?, ?, ?, ?)',
+  const put = writes.prepare(
+    'INSERT OR REPLACE INTO kept_answers (key, bytes, used, headers, body) VALUES (?, ?, ?, ?, ?)',
   );
-  const touch = db.prepare('UPDATE kept_answers SET used = ? WHERE key = ?');
-  const total = db.prepare<[], { bytes: number | null; entries: number }>(
+  const touch = writes.prepare('UPDATE kept_answers SET used = ? WHERE key = ?');
+  const total = writes.prepare<[], { bytes: number | null; entries: number }>(
     'SELECT sum(bytes) AS bytes, count(*) AS entries FROM kept_answers',
   );
-  const oldest = db.prepare<[], { key: string; bytes: number }>(
+  const oldest = writes.prepare<[], { key: string; bytes: number }>(
     'SELECT key, bytes FROM kept_answers ORDER BY used LIMIT 64',
   );
-  const remove = db.prepare('DELETE FROM kept_answers WHERE key = ?');
+  const remove = writes.prepare('DELETE FROM kept_answers WHERE key = ?');
   /** Bytes in the file as this process last counted them, plus what it added since (others add too). */
   let bytes = total.get()?.bytes ?? 0;
   let sinceCount = 0;
 
-  const evict = db.transaction(() => {
+  const evict = writes.transaction(() => {
     bytes = total.get()?.bytes ?? 0;
     while (bytes > capacityBytes * AFTER_EVICTION) {
       const rows = oldest.all();
@@ -124,7 +131,7 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
       const size = answer.body.length + headers.length + key.length;
       if (size > capacityBytes / 8) return;
       try {
-        put.run(key, answer.body, headers, size, Date.now());
+        put.run(key, size, Date.now(), headers, answer.body);
         bytes += size;
         sinceCount += size;
         // Other processes add too: the file's own count is read again at times, and always before evicting.
@@ -145,7 +152,8 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
       if (closed) return;
       closed = true;
       hot.clear();
-      db.close();
+      reads.close();
+      writes.close();
     },
   };
 }
