@@ -33,6 +33,7 @@ const AFTER_EVICTION = 0.8;
  */
 const HOT_BYTES = 8 * 1024 * 1024;
 
+/** The connection that writes, with the file's schema made or checked (waiting up to 5 s for another process). */
 function open(file: string): BetterSqlite3.Database {
   const db = new BetterSqlite3(file, { timeout: 5_000 });
   db.pragma('journal_mode = WAL');
@@ -46,6 +47,11 @@ function open(file: string): BetterSqlite3.Database {
     if (version !== 0) throw new Error(`kept answers of schema ${version}, not ${SCHEMA_VERSION}`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
+  return forServing(db);
+}
+
+/** A connection as the serving thread uses it, either of the two. */
+function forServing(db: BetterSqlite3.Database): BetterSqlite3.Database {
   // The serving thread waits for a lock synchronously: past a few milliseconds an answer is better not kept.
   db.pragma('busy_timeout = 20');
   db.pragma('cache_size = -2048');
@@ -62,7 +68,8 @@ export function answerFile(file: string, capacityBytes: number): AnswerStore {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
     writes = open(file);
   }
-  const reads = open(file);
+  // The schema is the writing connection's to make: this one only reads.
+  const reads = forServing(new BetterSqlite3(file));
   // Answers read come from the page cache every process shares, not from a copy in this one.
   reads.pragma(`mmap_size = ${capacityBytes * 2}`);
   const get = reads.prepare<[string], { body: Buffer; headers: string; used: number }>(
