@@ -6,64 +6,108 @@ import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
 
-/** A statement that takes well over the inline threshold: counting to 3 million in a recursive CTE. */
+/** A statement that runs for seconds: counting to 20 million in a recursive CTE. */
 const SLOW = {
   sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) AS n FROM c',
-  params: [3_000_000],
+  params: [20_000_000],
 };
 const PAGE = {
   sql: 'SELECT id, uuid FROM db_dbnode ORDER BY ctime DESC, id ASC LIMIT 20 OFFSET 40',
   params: [],
 };
 
-describe('statements measured quick run in the server thread', () => {
+/** The rows, and how long the call held this thread before it returned its promise. */
+async function timed(run: () => Promise<unknown[]>): Promise<{ rows: unknown[]; heldMs: number }> {
+  const started = performance.now();
+  const answer = run();
+  const heldMs = performance.now() - started;
+  return { rows: await answer, heldMs };
+}
+
+describe('statements in the serving thread', () => {
   let backend: StorageBackend;
-  let pool: SqlitePool;
+  let file: string;
   beforeAll(async () => {
     backend = await openArchive(await smallArchive(300, 4), { cacheDir: tempDir() });
-    pool = backend.db as SqlitePool;
+    file = (backend.db as SqlitePool).file;
   });
   afterAll(async () => backend.close());
 
-  it('moves a quick statement of an archive inline after a run in a worker, with the same rows', async () => {
-    expect(pool.runsInline(PAGE)).toBe(false);
-    const first = await pool.all(PAGE);
-    // Each worker run measures again; a busy machine may stretch one run of a 0.05 ms query past 1 ms.
-    for (let run = 0; run < 5 && !pool.runsInline(PAGE); run++) await pool.all(PAGE);
-    expect(pool.runsInline(PAGE)).toBe(true);
-    expect(await pool.all(PAGE)).toEqual(first);
-    expect(first).toHaveLength(20);
-    // Other values are another statement: measured on their own.
-    expect(pool.runsInline({ ...PAGE, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 60') })).toBe(false);
-  });
-
-  it('gives rows as arrays of the columns in order, from a worker and inline alike', async () => {
-    const statement = { ...PAGE, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 80') };
-    const objects = await pool.all(statement);
-    const fromWorker = await pool.values(statement);
-    for (let run = 0; run < 5 && !pool.runsInline(statement); run++) await pool.values(statement);
-    expect(pool.runsInline(statement)).toBe(true);
-    const inline = await pool.values(statement);
-    expect(fromWorker).toEqual(objects.map((row) => [row.id, row.uuid]));
-    expect(inline).toEqual(fromWorker);
-    // The same statement as objects again: the mode is the call's, not the kept statement's.
-    expect(await pool.all(statement)).toEqual(objects);
-  });
-
-  it('keeps a slow statement in the workers', async () => {
-    expect((await pool.all(SLOW))[0]?.n).toBe(3_000_000);
-    expect(pool.runsInline(SLOW)).toBe(false);
-  });
-
-  it('never runs a live database statement inline unless it reads one row by a unique key', async () => {
-    // A copy opened as a live database would be: its data may change between two runs.
-    const file = join(tempDir(), 'live.sqlite3');
-    copyFileSync((backend.db as SqlitePool).file, file);
-    const live = await SqlitePool.open(file, { unchanging: false });
+  it('runs a statement of a shape never run in this thread first, with the rows a query process gives', async () => {
+    const inThread = await SqlitePool.open(file, { unchanging: true });
+    const inProcess = await SqlitePool.open(file, { unchanging: true, inlineBudgetMs: 0 });
     try {
-      await live.all(PAGE);
-      await live.all(PAGE);
-      expect(live.runsInline(PAGE)).toBe(false);
+      expect(inThread.runsInline(PAGE)).toBe(true);
+      const rows = await inThread.all(PAGE);
+      const arrays = await inThread.values(PAGE);
+      // No query process was needed (they start at their first statement).
+      expect(inThread.processIds).toEqual([]);
+      expect(inProcess.runsInline(PAGE)).toBe(false);
+      expect(rows).toHaveLength(20);
+      expect(await inProcess.all(PAGE)).toEqual(rows);
+      expect(await inProcess.values(PAGE)).toEqual(arrays);
+      expect(arrays).toEqual(rows.map((row) => [row.id, row.uuid]));
+      expect(inProcess.processIds).toHaveLength(1);
+    } finally {
+      await Promise.all([inThread.close(), inProcess.close()]);
+    }
+  });
+
+  it('stops a statement past its time in this thread within milliseconds and runs it in a query process', async () => {
+    const pool = await SqlitePool.open(file, { unchanging: true });
+    try {
+      expect(pool.runsInline(SLOW)).toBe(true);
+      const { rows, heldMs } = await timed(() => pool.all(SLOW));
+      expect(rows).toEqual([{ n: 20_000_000 }]);
+      // Stopped at 5 ms, give or take the watcher's 2 ms and a busy machine's scheduling; the whole run takes seconds.
+      expect(heldMs).toBeLessThan(150);
+      expect(pool.processIds).toHaveLength(1);
+      // Its shape stays in processes: with other values too, it is not tried in this thread again.
+      expect(pool.runsInline({ ...SLOW, params: [10] })).toBe(false);
+      const again = await timed(() => pool.all({ ...SLOW, params: [10] }));
+      expect(again.rows).toEqual([{ n: 10 }]);
+      // Once its runs in a process have brought its estimate well within the budget (each weighs a third, so
+      // some twenty after a run of seconds), it is tried in this thread again.
+      let runs = 1;
+      for (; runs < 40 && !pool.runsInline(SLOW); runs++) await pool.all({ ...SLOW, params: [10 + runs] });
+      expect(pool.runsInline(SLOW)).toBe(true);
+      expect(runs).toBeGreaterThan(10);
+      // A statement's own error is its answer, not a reason to run it elsewhere.
+      await expect(pool.all({ sql: 'SELECT no_such_column FROM db_dbnode', params: [] })).rejects.toThrow(
+        /no such column/,
+      );
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('moves a quick statement of an archive to this thread for good, unstopped', async () => {
+    const pool = await SqlitePool.open(file, { unchanging: true, inlineBudgetMs: 0 });
+    try {
+      const statement = { ...PAGE, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 80') };
+      expect(pool.runsInline(statement)).toBe(false);
+      const first = await pool.all(statement);
+      // Each process run measures again; a busy machine may stretch one run of a 0.05 ms query past 1 ms.
+      for (let run = 0; run < 5 && !pool.runsInline(statement); run++) await pool.all(statement);
+      expect(pool.runsInline(statement)).toBe(true);
+      expect(await pool.all(statement)).toEqual(first);
+      // Other values are another statement: measured on their own.
+      expect(pool.runsInline({ ...statement, sql: PAGE.sql.replace('OFFSET 40', 'OFFSET 60') })).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops a live database statement the same way: its data may change between two runs', async () => {
+    const copy = join(tempDir(), 'live.sqlite3');
+    copyFileSync(file, copy);
+    const live = await SqlitePool.open(copy, { unchanging: false });
+    try {
+      expect(await live.all(PAGE)).toHaveLength(20);
+      expect(live.processIds).toEqual([]);
+      const { rows, heldMs } = await timed(() => live.all(SLOW));
+      expect(rows).toEqual([{ n: 20_000_000 }]);
+      expect(heldMs).toBeLessThan(150);
     } finally {
       await live.close();
     }

@@ -22,15 +22,22 @@ export interface ParsedRequest {
 
 /**
  * `heavy`: the request runs the client's own query (a posted QueryBuilder dictionary), which goes to the lane
- * that never takes every connection. The time limit counts from here, for all of the request's queries.
+ * that never takes every connection; `inThread`: its statements may run in the serving thread first (see
+ * QueryBudget). The time limit counts from here, for all of the request's queries.
  */
-export function parseRequest(ctx: AppContext, request: FastifyRequest, heavy = false): ParsedRequest {
+export function parseRequest(
+  ctx: AppContext,
+  request: FastifyRequest,
+  heavy = false,
+  inThread = true,
+): ParsedRequest {
   const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
   const budget = takePrepared(request) ?? {
     deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     heavy,
     client: clientOf(request, ctx.origin.trustProxy),
+    inThread,
   };
   return { url, qs, backend: budgeted(selectBackend(ctx, request, qs.profile), budget) };
 }

@@ -1,14 +1,28 @@
 /**
  * A read-only connection in the serving thread, with the same settings as the query processes', for the
- * statements the pool (sqlite-pool.ts) knows to be quick: a round trip to a process would cost more than they do.
+ * statements the pool (sqlite-pool.ts) knows or expects to be quick: a round trip to a process would cost more
+ * than they do.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { MMAP_BYTES } from './query-child.js';
 import type { SqlStatement } from './types.js';
 
+/** Built at install by scripts/build-native.mjs; absent where no C compiler was at hand. */
+const DEADLINE_EXTENSION = fileURLToPath(new URL('../../build/statement-deadline.so', import.meta.url));
+const deadlineExtension = existsSync(DEADLINE_EXTENSION) ? DEADLINE_EXTENSION : undefined;
+
+/** A statement run by `within` that was stopped at its time; the pool then runs it in a query process. */
+export class InlineStopped extends Error {
+  override name = 'InlineStopped';
+}
+
 export class InlineConnection {
   private readonly db: BetterSqlite3.Database;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly arm?: BetterSqlite3.Statement;
+  private readonly disarm?: BetterSqlite3.Statement;
 
   constructor(file: string, unchanging: boolean) {
     this.db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
@@ -18,6 +32,17 @@ export class InlineConnection {
       this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
     }
     this.db.pragma('case_sensitive_like = ON');
+    if (deadlineExtension !== undefined) {
+      // SQLite finds its entry point, sqlite3_statementdeadline_init, by the file's name.
+      this.db.loadExtension(deadlineExtension);
+      this.arm = this.db.prepare('SELECT quarry_arm(?)');
+      this.disarm = this.db.prepare('SELECT quarry_disarm()');
+    }
+  }
+
+  /** Whether `within` can stop a statement at its time (the extension was built at install). */
+  get canStop(): boolean {
+    return this.arm !== undefined;
   }
 
   all({ sql, params }: SqlStatement, arrays: boolean): unknown[] {
@@ -28,6 +53,29 @@ export class InlineConnection {
       this.statements.set(sql, statement);
     }
     return statement.raw(arrays).all(...params);
+  }
+
+  /** `all`, stopped with InlineStopped once it has run `ms` milliseconds (give or take 2 ms). */
+  within(statement: SqlStatement, arrays: boolean, ms: number): unknown[] {
+    if (this.arm === undefined || this.disarm === undefined) throw new InlineStopped('cannot be stopped');
+    this.arm.get(Math.ceil(ms));
+    try {
+      return this.all(statement, arrays);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_INTERRUPT') throw new InlineStopped(`past ${ms} ms`);
+      throw error;
+    } finally {
+      this.quietly(this.disarm);
+    }
+  }
+
+  /** Disarming can itself meet the stop that came just after its statement ended; nothing was lost then. */
+  private quietly(disarm: BetterSqlite3.Statement) {
+    try {
+      disarm.get();
+    } catch {
+      disarm.get();
+    }
   }
 
   close() {

@@ -2,11 +2,12 @@
  * A read-only SQLite database served by a pool of query processes: queries use every core, the event loop
  * stays free while they run, and a query is stopped for real when its request's time is up or when it needs
  * more memory than a query may have: its process is killed and replaced, the other processes go on answering.
- * Which query runs when is the admission's (lanes, waits bounded by time); statements known to be quick run in this
- * thread, where a round trip to a process would cost more than they do.
+ * Which query runs when is the admission's (lanes, waits bounded by time). Statements known or expected to be
+ * quick run in this thread first, where a round trip to a process would cost more than they do; those expected
+ * are stopped after a few milliseconds (inline-connection.ts) and then run in a process.
  */
 import { KeptMap } from '../util/kept-map.js';
-import { InlineConnection } from './inline-connection.js';
+import { InlineConnection, InlineStopped } from './inline-connection.js';
 import { Admission, type Ticket } from './admission.js';
 import { CostEstimates } from './cost-estimates.js';
 import { KEEP_MS, KeptRows } from './kept-rows.js';
@@ -39,6 +40,11 @@ export interface PoolOptions {
   unchanging?: boolean;
   /** Ordinary queries that may wait for a process before more are refused (default 256). */
   maxWaiting?: number;
+  /**
+   * How long a statement expected to be quick may run in the serving thread before it is stopped and run in a
+   * query process instead, in ms (default INLINE_BUDGET_MS; 0: never, as where the extension was not built).
+   */
+  inlineBudgetMs?: number;
   /** Most memory one query's process may hold, in MB (default 1024); past it the query is stopped. */
   memoryMb?: number;
   /**
@@ -53,6 +59,12 @@ export interface PoolOptions {
  * same SQL with the same values does the same work every time, so it cannot turn slow.
  */
 const INLINE_MS = 1;
+/**
+ * A statement of a shape never run, or expected to take less than this, runs in this thread first and is
+ * stopped at this time (inline-connection.ts); a stopped one runs again in a query process. The serving thread
+ * is held at most this long (and the watcher's 2 ms) for a statement that turns out slow.
+ */
+const INLINE_BUDGET_MS = 5;
 /**
  * A statement whose SQL is expected (from its recent runs, see cost-estimates.ts) to run this long runs in the
  * heavy lane, until quicker runs bring its estimate down again.
@@ -82,6 +94,7 @@ export class SqlitePool implements Database {
   private readonly timeoutMs: number;
   private readonly unchanging: boolean;
   private readonly memoryMb: number;
+  private readonly inlineBudgetMs: number;
   private readonly shared?: SharedQueryProcesses;
   /** The connection quick statements run on, in this thread. */
   private inline?: InlineConnection;
@@ -91,6 +104,8 @@ export class SqlitePool implements Database {
   private readonly keptRows = new KeptRows();
   /** Expected run times by SQL (by name): the admission's measure of the work ahead, and the lane. */
   private readonly costs = new CostEstimates();
+  /** Shapes whose statement was stopped in this thread: true until a process has run one of them since. */
+  private readonly stopped = new KeptMap<boolean>(MEASURED_KEPT);
   private readonly sqlNames = new Map<string, string>();
   private nextSqlName = 0;
 
@@ -102,6 +117,7 @@ export class SqlitePool implements Database {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.unchanging = options.unchanging ?? false;
     this.memoryMb = options.memoryMb ?? 1024;
+    this.inlineBudgetMs = options.inlineBudgetMs ?? INLINE_BUDGET_MS;
     this.shared = options.shared;
     const size = Math.max(1, options.shared?.size ?? options.size ?? 2);
     this.admission = new Admission({ slots: size, maxWaiting: options.maxWaiting ?? 256 });
@@ -190,6 +206,13 @@ export class SqlitePool implements Database {
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const name = this.sqlName(statement.sql);
     const posted = budget?.heavy === true;
+    const keptAs = measuredAs === undefined ? undefined : `${arrays ? 'a' : 'o'}${measuredAs}`;
+    const kept = keptAs === undefined ? undefined : this.keptRows.get(keptAs);
+    if (kept !== undefined) return Promise.resolve(kept);
+    if (budget?.inThread !== false) {
+      const inThread = this.tryInline(statement, arrays, { name, posted, measuredAs, deadline });
+      if (inThread !== undefined) return inThread;
+    }
     const cost = this.costs.estimate(name, posted);
     const ticket: Ticket = { heavy: posted || cost >= HEAVY_MS, posted, cost, client: budget?.client ?? '' };
     const task: Task = { statement, arrays, ticket, deadline, name, measuredAs };
@@ -199,11 +222,60 @@ export class SqlitePool implements Database {
       this.admission.tryEnter(ticket)
         ? dispatch.call(this, task)
         : this.admission.wait(ticket, deadline, this.timeoutMs / 1000).then(() => dispatch.call(this, task));
-    if (measuredAs === undefined) return admitted();
-    const keptAs = `${arrays ? 'a' : 'o'}${measuredAs}`;
-    const kept = this.keptRows.get(keptAs);
-    if (kept !== undefined) return Promise.resolve(kept);
+    if (keptAs === undefined) return admitted();
     return this.keptRows.run(keptAs, admitted, () => !posted && this.costs.estimate(name, posted) >= KEEP_MS);
+  }
+
+  /**
+   * Run a statement expected to be quick in this thread, stopped at the pool's budget: the rows (or the
+   * statement's own error), or undefined when it is not expected to be quick or was stopped.
+   */
+  private tryInline(
+    statement: SqlStatement,
+    arrays: boolean,
+    { name, posted, measuredAs, deadline }: InlineTask,
+  ): Promise<unknown[]> | undefined {
+    const budgetMs = Math.min(this.inlineBudgetMs, deadline - Date.now());
+    if (budgetMs <= 0 || !this.expectedQuick(name, posted)) return undefined;
+    let inline: InlineConnection;
+    try {
+      inline = this.inline ??= new InlineConnection(this.file, this.unchanging);
+    } catch {
+      return undefined;
+    }
+    if (!inline.canStop) return undefined;
+    const started = performance.now();
+    try {
+      const rows = inline.within(statement, arrays, budgetMs);
+      const ms = performance.now() - started;
+      this.costs.record(name, ms, posted);
+      if (measuredAs !== undefined) this.quick.set(measuredAs, ms < INLINE_MS);
+      return Promise.resolve(rows);
+    } catch (error) {
+      if (!(error instanceof InlineStopped)) return Promise.reject(error as Error);
+      // Not a measure of its cost (the process's run gives that), but its shape stays out of this thread until then.
+      this.stopped.set(name, true);
+      return undefined;
+    }
+  }
+
+  /** Whether a statement of the shape `name` is expected to run within the pool's budget in this thread. */
+  private expectedQuick(name: string, posted: boolean): boolean {
+    if (this.inlineBudgetMs <= 0) return false;
+    const stopped = this.stopped.get(name);
+    if (stopped === true) return false;
+    if (stopped === false) {
+      // Measured in a process since it was stopped: back in this thread once its runs are well within the budget.
+      if (this.costs.estimate(name, posted) >= this.inlineBudgetMs / 2) return false;
+      this.stopped.delete(name);
+    }
+    return !this.costs.knows(name) || this.costs.estimate(name, posted) < this.inlineBudgetMs;
+  }
+
+  /** A statement run in a process took `ms`: its shape's estimate, and whether it may run in this thread again. */
+  private measured(task: Task, ms: number) {
+    this.costs.record(task.name, ms, task.ticket.heavy);
+    if (this.stopped.get(task.name) === true) this.stopped.set(task.name, false);
   }
 
   /** Run an admitted task on an idle process, watching its time and memory. */
@@ -235,7 +307,7 @@ export class SqlitePool implements Database {
         slot.abort = undefined;
         this.admission.leave(task.ticket);
       };
-      const measured = () => this.costs.record(task.name, performance.now() - started, task.ticket.heavy);
+      const measured = () => this.measured(task, performance.now() - started);
       const stop = (error: Error) => {
         if (!this.closed) measured();
         void running.kill();
@@ -281,7 +353,7 @@ export class SqlitePool implements Database {
         this.admission.leave(task.ticket);
       };
       const started = performance.now();
-      const measured = () => this.costs.record(task.name, performance.now() - started, task.ticket.heavy);
+      const measured = () => this.measured(task, performance.now() - started);
       const stop = (error: Error) => {
         if (done) return;
         if (!this.closed) measured();
@@ -360,11 +432,12 @@ export class SqlitePool implements Database {
     return `${this.sqlName(sql)}\u0000${JSON.stringify(params)}`;
   }
 
-  /** Whether `statement` now runs in this thread (for tests and the benchmark's notes). */
+  /** Whether `statement` would now run in this thread, first or for good (for tests). */
   runsInline(statement: SqlStatement): boolean {
     return (
       statement.pointLookup === true ||
-      (this.unchanging && this.quick.get(this.statementKey(statement)) === true)
+      (this.unchanging && this.quick.get(this.statementKey(statement)) === true) ||
+      (this.inline?.canStop === true && this.expectedQuick(this.sqlName(statement.sql), false))
     );
   }
 
@@ -399,6 +472,9 @@ export class SqlitePool implements Database {
     await Promise.all(this.slots.map((slot) => slot.process?.kill()));
   }
 }
+
+/** What tryInline needs to know of a statement besides its SQL. */
+type InlineTask = Pick<Task, 'name' | 'measuredAs' | 'deadline'> & { posted: boolean };
 
 interface Task {
   statement: SqlStatement;

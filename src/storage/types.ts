@@ -38,6 +38,11 @@ export interface QueryBudget {
    * do not hold up another's one.
    */
   readonly client?: string;
+  /**
+   * A statement expected to be quick may run in the serving thread before it would wait in its lane (default
+   * true). Set false where requests crowd: the lanes take clients in turns, the thread in arrival order.
+   */
+  readonly inThread?: boolean;
 }
 
 export interface Database {

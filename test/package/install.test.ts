@@ -6,7 +6,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { richFile } from '../conformance/corpus.js';
@@ -40,6 +40,10 @@ describe('the npm package', () => {
     }
   });
 
+  it('has built its SQLite extension at install (it stops statements run in the serving thread)', () => {
+    expect(existsSync(join(installed, 'node_modules/quarry/build/statement-deadline.so'))).toBe(true);
+  });
+
   it('says its version', () => {
     const version = (
       JSON.parse(readFileSync(join(repository, 'package.json'), 'utf8')) as { version: string }
@@ -50,7 +54,7 @@ describe('the npm package', () => {
     expect(said.trim()).toBe(version);
   });
 
-  it('serves an archive, the API and the explorer, with no build step at install', async () => {
+  it('serves an archive, the API and the explorer, with no TypeScript build at install', async () => {
     const entry = join(installed, 'node_modules/quarry/dist/cli/main.js');
     serving = await serveProcesses(richFile('rich.aiida'), 1, [], entry);
     const api = await httpGet(serving.port, '/api/v4/nodes/?limit=1');

@@ -1,0 +1,124 @@
+/*
+ * An SQLite extension that stops a statement run in the serving thread once it has run past its time.
+ *
+ * better-sqlite3 runs a statement to its end in the calling thread and offers no way to stop it, and SQLite's
+ * progress callback is compiled out of its build. sqlite3_interrupt() is the one stop SQLite documents as safe
+ * from another thread, so a watcher thread calls it when the armed statement's deadline passes. The serving
+ * thread runs one statement at a time, so one watcher and one armed statement serve every connection of the
+ * process.
+ *
+ * Arming never wakes the watcher while it is looking (it looks every SLICE until LINGER has passed without an
+ * arm), because waking a sleeping thread costs more than a quick statement on a virtual machine. A deadline is
+ * therefore kept to within one SLICE.
+ */
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT1
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#define SLICE_NS 2000000LL    /* how often the watcher looks while statements are being armed */
+#define LINGER_NS 200000000LL /* how long it keeps looking after the last arm before it sleeps */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;
+static pthread_once_t started = PTHREAD_ONCE_INIT;
+static int start_failed = 0;
+static int sleeping = 0;
+static sqlite3 *armed_db = 0;
+static int64_t deadline_ns = 0;
+static int64_t last_arm_ns = 0;
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static struct timespec at(int64_t ns) {
+  struct timespec t;
+  t.tv_sec = ns / 1000000000LL;
+  t.tv_nsec = ns % 1000000000LL;
+  return t;
+}
+
+static void *watch(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    int64_t now = now_ns();
+    if (armed_db != 0 && now >= deadline_ns) {
+      sqlite3_interrupt(armed_db);
+      armed_db = 0;
+    }
+    if (armed_db == 0 && now - last_arm_ns > LINGER_NS) {
+      sleeping = 1;
+      pthread_cond_wait(&wake, &lock);
+      sleeping = 0;
+      continue;
+    }
+    int64_t until = now + SLICE_NS;
+    if (armed_db != 0 && deadline_ns < until) until = deadline_ns;
+    struct timespec t = at(until);
+    pthread_cond_timedwait(&wake, &lock, &t);
+  }
+  return 0;
+}
+
+static void start(void) {
+  pthread_condattr_t attr;
+  pthread_t thread;
+  pthread_attr_t thread_attr;
+  if (pthread_condattr_init(&attr) != 0 || pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+      pthread_cond_init(&wake, &attr) != 0) {
+    start_failed = 1;
+    return;
+  }
+  pthread_attr_init(&thread_attr);
+  pthread_attr_setdetachstate(&thread_attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&thread_attr, 64 * 1024);
+  if (pthread_create(&thread, &thread_attr, watch, 0) != 0) start_failed = 1;
+  pthread_attr_destroy(&thread_attr);
+}
+
+/* quarry_arm(ms): the next statement of this connection is stopped ms milliseconds from now. */
+static void arm(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  int64_t ms = sqlite3_value_int64(argv[0]);
+  int64_t now = now_ns();
+  pthread_mutex_lock(&lock);
+  armed_db = sqlite3_context_db_handle(context);
+  deadline_ns = now + ms * 1000000LL;
+  last_arm_ns = now;
+  if (sleeping) pthread_cond_signal(&wake);
+  pthread_mutex_unlock(&lock);
+  sqlite3_result_null(context);
+}
+
+/* quarry_disarm(): the armed statement ended. */
+static void disarm(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  pthread_mutex_lock(&lock);
+  armed_db = 0;
+  pthread_mutex_unlock(&lock);
+  sqlite3_result_null(context);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_statementdeadline_init(sqlite3 *db, char **error, const sqlite3_api_routines *api) {
+  SQLITE_EXTENSION_INIT2(api);
+  pthread_once(&started, start);
+  if (start_failed) {
+    *error = sqlite3_mprintf("the statement watcher thread could not start");
+    return SQLITE_ERROR;
+  }
+  int flags = SQLITE_UTF8 | SQLITE_DIRECTONLY;
+  int rc = sqlite3_create_function(db, "quarry_arm", 1, flags, 0, arm, 0, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "quarry_disarm", 0, flags, 0, disarm, 0, 0);
+  return rc;
+}
