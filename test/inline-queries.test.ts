@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildApp } from '../src/server/app.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { openArchive } from '../src/storage/index.js';
 import type { StorageBackend } from '../src/storage/types.js';
@@ -32,6 +33,35 @@ describe('statements in the serving thread', () => {
     file = (backend.db as SqlitePool).file;
   });
   afterAll(async () => backend.close());
+
+  it('has the SQLite extension that stops them, built by npm install', () => {
+    const built = join(import.meta.dirname, '..', 'build', 'statement-deadline.so');
+    expect(existsSync(built), `${built} is missing: npm install builds it with cc (see README.md)`).toBe(
+      true,
+    );
+  });
+
+  it('answers a posted query alone in the serving process, with no query process started', async () => {
+    const own = await openArchive(await smallArchive(300, 4), { cacheDir: tempDir() });
+    const app = await buildApp({ backends: [own] });
+    try {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/api/v4/querybuilder/',
+        payload: {
+          path: [{ entity_type: '', orm_base: 'node', tag: 'n' }],
+          project: { n: ['id'] },
+          limit: 5,
+        },
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json().data.n).toHaveLength(5);
+      expect((own.db as SqlitePool).processIds).toEqual([]);
+    } finally {
+      await app.close();
+      await own.close();
+    }
+  });
 
   it('runs a statement of a shape never run in this thread first, with the rows a query process gives', async () => {
     const inThread = await SqlitePool.open(file, { unchanging: true });
