@@ -12,6 +12,8 @@ import type { SqlStatement } from './types.js';
 /** Built at install by scripts/build-native.mjs; absent where no C compiler was at hand. */
 const DEADLINE_EXTENSION = fileURLToPath(new URL('../../build/statement-deadline.so', import.meta.url));
 const deadlineExtension = existsSync(DEADLINE_EXTENSION) ? DEADLINE_EXTENSION : undefined;
+/** Said once per process: the extension is there but SQLite refused it. */
+let unloadable = false;
 
 /** A statement run by `within` that was stopped at its time; the pool then runs it in a query process. */
 export class InlineStopped extends Error {
@@ -32,11 +34,20 @@ export class InlineConnection {
       this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
     }
     this.db.pragma('case_sensitive_like = ON');
-    if (deadlineExtension !== undefined) {
-      // SQLite finds its entry point, sqlite3_statementdeadline_init, by the file's name.
-      this.db.loadExtension(deadlineExtension);
-      this.arm = this.db.prepare('SELECT quarry_arm(?)');
-      this.disarm = this.db.prepare('SELECT quarry_disarm()');
+    if (deadlineExtension !== undefined && !unloadable) {
+      try {
+        // SQLite finds its entry point, sqlite3_statementdeadline_init, by the file's name.
+        this.db.loadExtension(deadlineExtension);
+        this.arm = this.db.prepare('SELECT quarry_arm(?)');
+        this.disarm = this.db.prepare('SELECT quarry_disarm()');
+      } catch (error) {
+        // A file built for another machine, say: the database is served all the same, as without it.
+        unloadable = true;
+        process.stderr.write(
+          `quarry: ${deadlineExtension} cannot be loaded (${(error as Error).message}); statements of unknown ` +
+            'cost run in query processes only. `npm rebuild quarry` (or `npm install` in a checkout) builds it again.\n',
+        );
+      }
     }
   }
 
