@@ -9,6 +9,7 @@ import { setFailureSink } from '../src/http/failures.js';
 import { endpointKinds } from '../src/ops/endpoint-kind.js';
 import { countConditional } from '../src/ops/metrics.js';
 import { openArchive } from '../src/storage/index.js';
+import type { SqlitePool } from '../src/storage/sqlite-pool.js';
 import type { SourceHealth, StorageBackend } from '../src/storage/types.js';
 import { listeningOn, smallArchive, tempDir } from './helpers.js';
 
@@ -152,6 +153,23 @@ describe('metrics', () => {
       expect(sample(text, 'quarry_processes')).toBe(1);
       // No raw URL becomes a label.
       expect(text).not.toMatch(/no-such|page\/2/);
+    });
+
+    it('count SQLite statements run in the serving thread: answered there, or stopped and run elsewhere', async () => {
+      const pool = served.backend.db as SqlitePool;
+      const before = (await get(served.port, '/metrics')).text;
+      // A shape never run: tried in the thread, where it is quick.
+      expect(
+        await pool.all({ sql: 'SELECT count(*) AS n FROM db_dbnode WHERE id > ? + 0', params: [2] }),
+      ).toHaveLength(1);
+      // Counting to 20 million: stopped after its few ms, and answered by a query process.
+      const slow =
+        'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) AS n FROM c';
+      expect(await pool.all({ sql: slow, params: [20_000_000] })).toEqual([{ n: 20_000_000 }]);
+      const text = (await get(served.port, '/metrics')).text;
+      const delta = (series: string) => sample(text, series) - sample(before, series);
+      expect(delta('quarry_statements_in_thread_total{outcome="answered"}')).toBe(1);
+      expect(delta('quarry_statements_in_thread_total{outcome="stopped"}')).toBe(1);
     });
 
     it('count conditional requests for the ETag code', async () => {

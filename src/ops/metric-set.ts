@@ -11,6 +11,7 @@ import { extractionStats } from '../storage/archive/extract.js';
 import { remoteRequests } from '../storage/archive/http-reader.js';
 import { fileBudget } from '../storage/file-budget.js';
 import { observeQueries } from '../storage/observe.js';
+import { inThreadUse } from '../storage/sqlite-pool.js';
 import {
   QueryTimeoutError,
   type ServerState,
@@ -87,6 +88,20 @@ export function metricSet(
   conditional.inc({ result: 'modified' }, 0);
 
   // Kept counts of other layers, read when scraped (counters set to the kept total).
+  new Counter({
+    name: 'quarry_statements_in_thread_total',
+    help:
+      'SQLite statements run in the serving thread before a query process: answered there, or stopped at its ' +
+      'few ms and run in a query process',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const use = inThreadUse();
+      this.inc({ outcome: 'answered' }, use.answered);
+      this.inc({ outcome: 'stopped' }, use.stopped);
+    },
+  });
   new Counter({
     name: 'quarry_kept_answers_total',
     help: 'Lookups of kept whole GET answers, by endpoint kind: sent kept (hit) or made (miss)',

@@ -65,6 +65,13 @@ const INLINE_MS = 1;
  * is held at most this long (and the watcher's 2 ms) for a statement that turns out slow.
  */
 const INLINE_BUDGET_MS = 5;
+/** Statements run in the serving thread by the budget of any pool of this process, by outcome (for /metrics). */
+const inThreadCounts = { answered: 0, stopped: 0 };
+
+/** How many statements every pool of this process ran in the serving thread within their budget, or stopped. */
+export function inThreadUse(): Readonly<typeof inThreadCounts> {
+  return inThreadCounts;
+}
 /**
  * A statement whose SQL is expected (from its recent runs, see cost-estimates.ts) to run this long runs in the
  * heavy lane, until quicker runs bring its estimate down again.
@@ -248,12 +255,14 @@ export class SqlitePool implements Database {
     try {
       const rows = inline.within(statement, arrays, this.inlineBudgetMs);
       const ms = performance.now() - started;
+      inThreadCounts.answered++;
       this.costs.record(name, ms, posted);
       if (measuredAs !== undefined) this.quick.set(measuredAs, ms < INLINE_MS);
       return Promise.resolve(rows);
     } catch (error) {
       if (!(error instanceof InlineStopped)) return Promise.reject(error as Error);
       // Not a measure of its cost (the process's run gives that), but its shape stays out of this thread until then.
+      inThreadCounts.stopped++;
       this.stopped.set(name, true);
       return undefined;
     }
