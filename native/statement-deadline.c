@@ -14,7 +14,6 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -107,9 +106,6 @@ static void disarm(sqlite3_context *context, int argc, sqlite3_value **argv) {
   sqlite3_result_null(context);
 }
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
 int sqlite3_statementdeadline_init(sqlite3 *db, char **error, const sqlite3_api_routines *api) {
   SQLITE_EXTENSION_INIT2(api);
   pthread_once(&started, start);

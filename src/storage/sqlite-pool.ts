@@ -138,9 +138,8 @@ export class SqlitePool implements Database {
   static async open(file: string, options: PoolOptions = {}): Promise<SqlitePool> {
     const pool = new SqlitePool(file, options);
     try {
-      pool.inline = new InlineConnection(file, pool.unchanging);
       // One row read, not a count (which read the whole node table's index at every start).
-      pool.inline.all({ sql: 'SELECT id FROM db_dbnode LIMIT 1', params: [] }, true);
+      pool.inlineConnection().all({ sql: 'SELECT id FROM db_dbnode LIMIT 1', params: [] }, true);
     } catch (error) {
       await pool.close();
       // A full descriptor table is not an unreadable database (SQLite says "unable to open" for both).
@@ -203,8 +202,7 @@ export class SqlitePool implements Database {
     const measuredAs = this.unchanging && !statement.pointLookup ? this.statementKey(statement) : undefined;
     if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
       try {
-        this.inline ??= new InlineConnection(this.file, this.unchanging);
-        return Promise.resolve(this.inline.all(statement, arrays));
+        return Promise.resolve(this.inlineConnection().all(statement, arrays));
       } catch (error) {
         return Promise.reject(error as Error);
       }
@@ -246,7 +244,7 @@ export class SqlitePool implements Database {
     if (deadline - Date.now() < this.inlineBudgetMs || !this.expectedQuick(name, posted)) return undefined;
     let inline: InlineConnection;
     try {
-      inline = this.inline ??= new InlineConnection(this.file, this.unchanging);
+      inline = this.inlineConnection();
     } catch {
       return undefined;
     }
@@ -266,6 +264,11 @@ export class SqlitePool implements Database {
       this.stopped.set(name, true);
       return undefined;
     }
+  }
+
+  /** The connection of this thread, opened by open() with its first statement. */
+  private inlineConnection(): InlineConnection {
+    return (this.inline ??= new InlineConnection(this.file, this.unchanging));
   }
 
   /** Whether a statement of the shape `name` is expected to run within the pool's budget in this thread. */
