@@ -27,7 +27,7 @@ if (Number(processes) > 1 && !isServingProcess()) {
     ...(process.env[BENCH_KEPT_GETS] === '0' ? { keptAnswers: false as const } : {}),
   });
   // As `quarry serve` does: a live database's summaries are computed ahead, and /readyz waits for them.
-  void warmUp([backend], 600_000, (_backend, error) =>
+  await warmUp([backend], 600_000, (_backend, error) =>
     process.stderr.write(`warm-up failed: ${error.message}\n`),
   );
   // As `quarry serve` does: the memory of a load is given back once the process is quiet.

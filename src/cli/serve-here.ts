@@ -155,9 +155,10 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
       ),
     ),
   });
-  // Begun before listening, so that /readyz says "not ready" from the first request it answers.
+  // Begun before listening, so that /readyz says "not ready" from the first request it answers; summaries an
+  // earlier run kept on disk are read before, so that a restart on unchanged data is ready from its first answer.
   const { warmUp } = await import('../ops/warm-up.js');
-  void warmUp(backends, (options.queryTimeout ?? 30) * 1000, (backend, error) =>
+  await warmUp(backends, (options.queryTimeout ?? 30) * 1000, (backend, error) =>
     process.stderr.write(
       `quarry: the summaries of ${backend.name} were not computed ahead (the first request will): ${error.message}\n`,
     ),

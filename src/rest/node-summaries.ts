@@ -6,7 +6,10 @@
 import { creationStatistics, typeCounts, type TypeCount } from '../storage/aggregates.js';
 import type { StorageBackend } from '../storage/types.js';
 import { nodeNamespace } from './namespace.js';
-import { currentSummary, keptSummary, summary, type Summarised } from './summary-cache.js';
+import { currentSummary, keptOnDiskNow, keptSummary, summary, type Summarised } from './summary-cache.js';
+
+/** The summary cache's name of the creation statistics of one user, or of all. */
+const statisticsKey = (user: number | undefined) => `statistics:${user}`;
 
 /** The `statistics` answer's data, as JSON: creation dates by day and nodes by type, of one user or all. */
 export function statisticsJson(
@@ -15,7 +18,7 @@ export function statisticsJson(
 ): Promise<Summarised<string>> {
   return summary(
     backend,
-    `statistics:${user}`,
+    statisticsKey(user),
     async () =>
       (await keptSummary(backend, 'creationStatistics', user)) ??
       JSON.stringify(await creationStatistics(backend.db, user)),
@@ -61,6 +64,15 @@ export function namespaceJson(types: TypeCount[], counted: boolean): string {
   let json = kept.get(types);
   if (json === undefined) kept.set(types, (json = JSON.stringify(nodeNamespace(types, counted))));
   return json;
+}
+
+/** Whether the whole database's summaries were kept on disk by an earlier run, at the data's version now. */
+export async function summariesOnDisk(backend: StorageBackend): Promise<boolean> {
+  const kept = await Promise.all([
+    keptOnDiskNow(backend, statisticsKey(undefined)),
+    keptOnDiskNow(backend, typesKey(undefined)),
+  ]);
+  return kept.every(Boolean);
 }
 
 /** The whole database's summaries, computed now (both at once) so that the first requests find them kept. */

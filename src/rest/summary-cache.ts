@@ -128,6 +128,14 @@ export async function currentSummary<T>(backend: StorageBackend, name: string): 
   return slots.get(originOf(backend))?.get(name)?.kept.get(version)?.settled?.value as T | undefined;
 }
 
+/** Whether a previous run kept the summary `name` on disk at the version the storage is at now. */
+export async function keptOnDiskNow(backend: StorageBackend, name: string): Promise<boolean> {
+  const files = backend.summaryFiles;
+  if (files === undefined) return false;
+  const version = backend.dataVersion ? await backend.dataVersion() : '';
+  return (await files.find(backend.db, name, version)).value !== undefined;
+}
+
 /** The summary as a previous run kept it on disk at this version, else computed now and kept for the next. */
 async function keptOnDisk<T>(
   backend: StorageBackend,
