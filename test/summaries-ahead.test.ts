@@ -168,7 +168,9 @@ describe('summaries of a live database over HTTP', () => {
     expect(early.json().message).toMatch(
       /source live is not ready: its node statistics and type counts are being computed/,
     );
-    await (await warming).done;
+    await (
+      await warming
+    ).done;
     expect((await app.inject('/readyz')).statusCode).toBe(200);
     const before = control.statements;
     for (const path of ['statistics', 'full_types', 'full_types_count']) {
