@@ -48,10 +48,12 @@ static void *watch(void *unused) {
   pthread_mutex_lock(&lock);
   for (;;) {
     int64_t now = now_ns();
-    if (armed_db != 0 && now >= deadline_ns) {
-      sqlite3_interrupt(armed_db);
-      armed_db = 0;
-    }
+    /*
+     * Again at every look until the statement is disarmed: an interrupt that comes while no statement of the
+     * connection runs (the serving thread was taken off its core between the arm and the statement's first
+     * step) is forgotten when the statement starts, and the statement would run to its end.
+     */
+    if (armed_db != 0 && now >= deadline_ns) sqlite3_interrupt(armed_db);
     if (armed_db == 0 && now - last_arm_ns > LINGER_NS) {
       sleeping = 1;
       pthread_cond_wait(&wake, &lock);
@@ -59,7 +61,7 @@ static void *watch(void *unused) {
       continue;
     }
     int64_t until = now + SLICE_NS;
-    if (armed_db != 0 && deadline_ns < until) until = deadline_ns;
+    if (armed_db != 0 && deadline_ns > now && deadline_ns < until) until = deadline_ns;
     struct timespec t = at(until);
     pthread_cond_timedwait(&wake, &lock, &t);
   }
@@ -96,7 +98,7 @@ static void arm(sqlite3_context *context, int argc, sqlite3_value **argv) {
   sqlite3_result_null(context);
 }
 
-/* quarry_disarm(): the armed statement ended. */
+/* quarry_disarm(): the armed statement ended; until then, one past its deadline is interrupted at every look. */
 static void disarm(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;

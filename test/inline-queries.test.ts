@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { buildApp } from '../src/server/app.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { openArchive } from '../src/storage/index.js';
@@ -39,6 +40,42 @@ describe('statements in the serving thread', () => {
     expect(existsSync(built), `${built} is missing: npm install builds it with cc (see README.md)`).toBe(
       true,
     );
+  });
+
+  it('stops a statement whose time passed before it began (the thread taken off its core after the arm)', () => {
+    // SQLite forgets an interrupt that comes while none of the connection's statements runs: the watcher
+    // interrupts again at every look until the statement is disarmed.
+    const db = new BetterSqlite3(file, { readonly: true });
+    try {
+      db.loadExtension(join(import.meta.dirname, '..', 'build', 'statement-deadline.so'));
+      db.prepare('SELECT quarry_arm(1)').get();
+      const armed = performance.now();
+      while (performance.now() - armed < 30) {
+        // The time passes before the statement starts.
+      }
+      const started = performance.now();
+      let stopped: unknown;
+      try {
+        db.prepare(SLOW.sql).get(...SLOW.params);
+      } catch (error) {
+        stopped = error;
+      }
+      expect((stopped as { code?: string } | undefined)?.code).toBe('SQLITE_INTERRUPT');
+      expect(performance.now() - started).toBeLessThan(150);
+      for (let tries = 0; ; tries++) {
+        try {
+          db.prepare('SELECT quarry_disarm()').get();
+          break;
+        } catch (error) {
+          // The disarming statement may meet the watcher's next interrupt.
+          if (tries > 100) throw error;
+        }
+      }
+      // Disarmed: the next statement runs to its end.
+      expect(db.prepare(SLOW.sql).get(1000)).toEqual({ n: 1000 });
+    } finally {
+      db.close();
+    }
   });
 
   it('answers a posted query alone in the serving process, with no query process started', async () => {

@@ -56,36 +56,50 @@ export class InlineConnection {
     return this.arm !== undefined;
   }
 
-  all({ sql, params }: SqlStatement, arrays: boolean): unknown[] {
+  all(statement: SqlStatement, arrays: boolean): unknown[] {
+    return this.prepared(statement.sql)
+      .raw(arrays)
+      .all(...statement.params);
+  }
+
+  private prepared(sql: string): BetterSqlite3.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
       if (this.statements.size > 1000) this.statements.clear();
       this.statements.set(sql, statement);
     }
-    return statement.raw(arrays).all(...params);
+    return statement;
   }
 
   /** `all`, stopped with InlineStopped once it has run `ms` milliseconds (give or take 2 ms). */
-  within(statement: SqlStatement, arrays: boolean, ms: number): unknown[] {
+  within({ sql, params }: SqlStatement, arrays: boolean, ms: number): unknown[] {
     if (this.arm === undefined || this.disarm === undefined) throw new InlineStopped('cannot be stopped');
+    // Prepared before the arm: the time is the statement's run, not its planning.
+    const statement = this.prepared(sql).raw(arrays);
     this.arm.get(Math.ceil(ms));
     try {
-      return this.all(statement, arrays);
+      return statement.all(...params);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_INTERRUPT') throw new InlineStopped(`past ${ms} ms`);
+      if (isInterrupt(error)) throw new InlineStopped(`past ${ms} ms`);
       throw error;
     } finally {
-      this.quietly(this.disarm);
+      this.disarmed(this.disarm);
     }
   }
 
-  /** Disarming can itself meet the stop that came just after its statement ended; nothing was lost then. */
-  private quietly(disarm: BetterSqlite3.Statement) {
-    try {
-      disarm.get();
-    } catch {
-      disarm.get();
+  /**
+   * The watcher interrupts a statement past its time at every look until it is disarmed, so the disarming
+   * statement itself can be interrupted (the serving thread taken off its core meanwhile): it is run again.
+   */
+  private disarmed(disarm: BetterSqlite3.Statement) {
+    for (let tries = 1; ; tries++) {
+      try {
+        disarm.get();
+        return;
+      } catch (error) {
+        if (!isInterrupt(error) || tries >= 1000) throw error;
+      }
     }
   }
 
@@ -93,3 +107,5 @@ export class InlineConnection {
     this.db.close();
   }
 }
+
+const isInterrupt = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_INTERRUPT';
