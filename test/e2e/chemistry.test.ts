@@ -39,7 +39,8 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       ).data.nodes;
       await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}`);
       const shown = page.locator('table.nodes tbody tr .formula');
-      await expect.poll(() => shown.count()).toBe(rows.length);
+      // The page, its list and then the formulas' request: seconds on a busy machine (1 s by default was not).
+      await expect.poll(() => shown.count(), { timeout: 20_000 }).toBe(rows.length);
       const formulas = await shown.evaluateAll((all) => all.map((e) => e.getAttribute('data-formula')));
       expect(formulas).toEqual(await Promise.all(rows.map((n) => derived(n.uuid))));
       const withCount = formulas.findIndex((f) => /\d/.test(f!));
@@ -64,7 +65,7 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
       if (calc) {
         await page.goto(`${served.base}/nodes/${calc.uuid}#incoming`);
         const linked = page.locator('#incoming .formula');
-        await expect.poll(() => linked.count()).toBeGreaterThan(0);
+        await expect.poll(() => linked.count(), { timeout: 20_000 }).toBeGreaterThan(0);
         const all = await linked.evaluateAll((e) => e.map((x) => x.getAttribute('data-formula')));
         expect(all).toContain(await derived(used!.uuid));
       }
