@@ -1,7 +1,9 @@
 // Run at install (`npm install`, `npm ci`, and when the package is installed as a dependency): builds the
-// SQLite extension native/statement-deadline.c against the SQLite headers better-sqlite3 ships. Without it (no C
-// compiler, not Linux) Quarry works as before and runs every statement of unknown cost in a query process;
-// so a failure here warns and does not fail the install.
+// SQLite extensions of native/ against the SQLite headers better-sqlite3 ships: statement-deadline.c (stops a
+// statement run in the serving thread at its time) and http-date.c (dates of records SQLite writes as JSON).
+// Without them (no C compiler, not Linux) Quarry works as before: statements of unknown cost run in query
+// processes only, and posted queries' records are written in JavaScript. So a failure here warns and does not
+// fail the install.
 import { execFileSync } from 'node:child_process';
 import process from 'node:process';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -10,27 +12,45 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const output = join(root, 'build', 'statement-deadline.so');
 
-function build() {
-  if (process.platform !== 'linux') return 'only Linux is supported';
-  let headers;
+const EXTENSIONS = [
+  {
+    name: 'statement-deadline',
+    // -z nodelete: the watcher thread runs this library's code for as long as the process lives.
+    args: ['-Wl,-z,nodelete'],
+    libraries: ['-lpthread'],
+    without: 'statements of unknown cost will run in query processes only',
+  },
+  {
+    name: 'http-date',
+    args: [],
+    libraries: [],
+    without: "posted queries' records will be written in JavaScript",
+  },
+];
+
+function headers() {
   try {
-    headers = join(
+    return join(
       dirname(createRequire(join(root, 'package.json')).resolve('better-sqlite3/package.json')),
       'deps',
       'sqlite3',
     );
   } catch {
-    return 'better-sqlite3 is not installed';
+    return undefined;
   }
+}
+
+function build(extension, include) {
+  if (process.platform !== 'linux') return 'only Linux is supported';
+  if (include === undefined) return 'better-sqlite3 is not installed';
+  const output = join(root, 'build', `${extension.name}.so`);
   mkdirSync(dirname(output), { recursive: true });
   const partial = `${output}.${process.pid}`;
   const compiler = process.env.CC || 'cc';
-  // -z nodelete: the watcher thread runs this library's code for as long as the process lives.
-  const args = ['-O2', '-fPIC', '-shared', '-I', headers, '-Wl,-z,nodelete', '-o', partial];
+  const args = ['-O2', '-fPIC', '-shared', '-I', include, ...extension.args, '-o', partial];
   try {
-    execFileSync(compiler, [...args, join(root, 'native', 'statement-deadline.c'), '-lpthread'], {
+    execFileSync(compiler, [...args, join(root, 'native', `${extension.name}.c`), ...extension.libraries], {
       stdio: 'pipe',
     });
   } catch (error) {
@@ -45,10 +65,12 @@ function build() {
   return undefined;
 }
 
-const problem = build();
-if (problem !== undefined) {
-  process.stderr.write(
-    `quarry: the statement deadline extension was not built (${problem}); statements of unknown cost ` +
-      'will run in query processes only\n',
-  );
+const include = headers();
+for (const extension of EXTENSIONS) {
+  const problem = build(extension, include);
+  if (problem !== undefined) {
+    process.stderr.write(
+      `quarry: the ${extension.name} extension was not built (${problem}); ${extension.without}\n`,
+    );
+  }
 }

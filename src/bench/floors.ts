@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/app.js';
 import { MMAP_BYTES } from '../storage/query-child.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
+import { loadHttpDate } from '../storage/sqlite-extensions.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
 
@@ -93,6 +94,8 @@ export async function dataFloor(
   if (!(backend.db instanceof SqlitePool)) return undefined;
   const db = new BetterSqlite3(backend.db.file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
+  // The statements that write a posted query's records call its function, as the server's connections do.
+  loadHttpDate(db);
   // As the server reads an archive's database: keeping the lock and page cache between statements.
   if (backend.kind === 'archive') {
     db.pragma('locking_mode = EXCLUSIVE');

@@ -89,7 +89,22 @@ export interface NeverAskedRow {
   queryProcessUs: number;
   sqlFloorUs: number;
   httpFloorUs: number;
+  /**
+   * The HTTP floor at the answer's pace: the empty route's server holding its CPU busy as long as the answer
+   * takes beyond HTTP, then sending the same bytes; its CPU per answer less the hold. At one client a slower
+   * answer costs HTTP more (the idle cores woken at each answer and request), whatever the server does.
+   */
+  pacedHttpFloorUs: number;
   ratio: number;
+  /** Against the SQL floor plus the HTTP floor at the answer's pace. */
+  pacedRatio: number;
+  /**
+   * The query's select straight on the database (its rows read, nothing written): on SQLite, where the server
+   * runs a statement that writes the records as JSON instead, the SQL floor holds that writing, and this not.
+   */
+  rowsFloorUs: number;
+  /** Against the rows' floor plus the HTTP floor at the answer's pace. */
+  rowsRatio: number;
   load: string;
   steps: PostedStep[];
 }
@@ -166,15 +181,18 @@ async function measureOne(
   if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
   // The empty route's server sending an answer of the same size (headers are about 200 bytes of it).
   const size = Math.max(0, result.bytes - 200);
-  const bytesJob = (seconds: number): DriveJob => ({
+  const bytesJob = (seconds: number, holdUs = 0): DriveJob => ({
     url: floorServer.base,
     method: 'GET',
-    paths: [`/bytes/${size}`],
+    paths: [holdUs > 0 ? `/bytes/${size}?hold=${holdUs}` : `/bytes/${size}`],
     connections: 1,
     duration: seconds,
   });
   await runDrive(bytesJob(1));
   const http = await cpuPerAnswer(floorServer.pid, bytesJob(duration));
+  const holdUs = Math.max(0, Math.round(us - http.us));
+  const held = await cpuPerAnswer(floorServer.pid, bytesJob(duration, holdUs));
+  const pacedHttpUs = Math.max(http.us, held.us - holdUs);
   // The statements of one never-asked body, as the server runs them, timed straight on the database (in this
   // process: its plans and counts are its own, so the numbers may be the server's).
   let n = query.first;
@@ -189,6 +207,8 @@ async function measureOne(
     pgUrl,
   });
   const sqlFloorUs = 1000 * sqlMs;
+  const rowsFloorUs =
+    1000 * (steps.find((s) => s.step === 'select (SQL) through the storage')?.floorMs ?? sqlMs);
   const row = {
     storage: server.storage,
     query: query.name,
@@ -198,14 +218,19 @@ async function measureOne(
     queryProcessUs: Math.round(queryUs),
     sqlFloorUs: Math.round(sqlFloorUs),
     httpFloorUs: Math.round(http.us),
+    pacedHttpFloorUs: Math.round(pacedHttpUs),
     ratio: Number((us / (sqlFloorUs + http.us)).toFixed(2)),
+    pacedRatio: Number((us / (sqlFloorUs + pacedHttpUs)).toFixed(2)),
+    rowsFloorUs: Math.round(rowsFloorUs),
+    rowsRatio: Number((us / (rowsFloorUs + pacedHttpUs)).toFixed(2)),
     load: loadAverage().join(' '),
     steps,
   };
   process.stderr.write(
     `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer (query processes ` +
       `${row.queryProcessUs}), floors SQL ${row.sqlFloorUs} + ` +
-      `HTTP ${row.httpFloorUs} µs: ${row.ratio}x (load ${row.load})\n`,
+      `HTTP ${row.httpFloorUs} µs: ${row.ratio}x; at the answer's pace HTTP ${row.pacedHttpFloorUs} µs: ` +
+      `${row.pacedRatio}x; rows' floor ${row.rowsFloorUs} µs: ${row.rowsRatio}x (load ${row.load})\n`,
   );
   return row;
 }
@@ -215,16 +240,18 @@ export function neverAskedLines(rows: NeverAskedRow[]): string[] {
   const lines = [
     '',
     'Never-asked posted queries, 1 client: CPU of all the server processes per answer, against the SQL floor',
-    '(the same statements straight on the database) plus the HTTP floor (the empty route sending as many bytes).',
+    '(the same statements straight on the database) plus the HTTP floor (the empty route sending as many bytes),',
+    "back to back and at the answer's pace (the empty route holding its CPU as long as the answer takes first).",
+    "The rows' floor: the query's select straight (on SQLite the server runs a statement writing the records instead).",
     'Of the server CPU, the part its SQLite query processes spent (statements and the trips to them).',
     '',
-    '| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | load |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    "| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | HTTP floor at the answer's pace µs | × those floors | rows' floor µs | × rows' and paced floors | load |",
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows)
     lines.push(
       `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.queryProcessUs} | ${r.sqlFloorUs} | ` +
-        `${r.httpFloorUs} | ${r.ratio} | ${r.load} |`,
+        `${r.httpFloorUs} | ${r.ratio} | ${r.pacedHttpFloorUs} | ${r.pacedRatio} | ${r.rowsFloorUs} | ${r.rowsRatio} | ${r.load} |`,
     );
   lines.push('', 'Steps in the benchmark process (median ms; floor in brackets):', '');
   const names = [...new Set(rows.flatMap((r) => r.steps.map((s) => s.step)))];

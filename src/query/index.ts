@@ -4,7 +4,8 @@
  * kept by the dictionary's identity (planKey), so a request of a known shape starts at the database.
  */
 import type { Database, Dialect, SqlStatement } from '../storage/types.js';
-import { compile } from './compile.js';
+import { compile, type Decoder } from './compile.js';
+import { jsonRecords, type JsonRecords } from './json-records.js';
 import { rowDecoder, type ResultRow } from './decode.js';
 import { DEFAULT_LIMITS, type QueryDict, type QueryLimits } from './model.js';
 import { bindParams, type ParamValues } from './params.js';
@@ -28,6 +29,7 @@ export { Param, type ParamValues } from './params.js';
 export { nestingDepth, numberOf } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
+export type { JsonRecords } from './json-records.js';
 export { StoredDatetime } from './datetime.js';
 
 export interface CompiledQuery {
@@ -36,6 +38,12 @@ export interface CompiledQuery {
   /** Converts a bound value as the dialect's driver takes it. */
   convert(value: unknown): unknown;
   decodeRow(row: unknown[]): ResultRow;
+  /**
+   * SQLite only: the statement writing the records of the answered `tags` as JSON (src/query/json-records.ts),
+   * or undefined when SQLite cannot write them as the answer has them (`dates`: whether it has the HTTP date
+   * function).
+   */
+  records?(tags: string[], dates: boolean): JsonRecords | undefined;
 }
 
 /** How to run a query, beyond what it asks for. */
@@ -60,14 +68,26 @@ export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = 
     dialect === 'postgres'
       ? [renderPostgres, renderPostgresCount, (v: unknown) => v]
       : [(s: Select) => renderSqlite(s, hints), renderSqliteCount, sqliteValue];
+  const selectStatement = select(compiled.select);
   return {
-    select: select(compiled.select),
+    select: selectStatement,
     count: count(compiled.count),
     convert,
     decodeRow: rowDecoder(
       compiled.decoders,
       compiled.select.columns.map((c) => c.as),
     ),
+    ...(dialect === 'postgres' ? {} : { records: recordsOf(selectStatement, compiled.decoders) }),
+  };
+}
+
+/** The JSON records' statement of each list of answered tags, made when first asked (most plans never are). */
+function recordsOf(select: SqlStatement, decoders: Decoder[]) {
+  const made = new Map<string, JsonRecords | undefined>();
+  return (tags: string[], dates: boolean) => {
+    const key = `${dates}\u0000${tags.join('\u0000')}`;
+    if (!made.has(key)) made.set(key, jsonRecords(select, decoders, tags, dates));
+    return made.get(key);
   };
 }
 

@@ -1,5 +1,6 @@
 /** The REST layer's single door to the query engine: JSON QueryBuilder dictionaries in, rows out. */
 import {
+  bound,
   countQuery,
   DEFAULT_LIMITS,
   Param,
@@ -12,6 +13,7 @@ import {
   type ResultRow,
 } from '../query/index.js';
 import { originOf } from '../storage/budgeted.js';
+import { sqliteWritesHttpDates } from '../storage/sqlite-extensions.js';
 import type { StorageBackend } from '../storage/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { derivedFrom } from '../util/derived.js';
@@ -33,6 +35,45 @@ export async function queryRows(
   { limits, hints, values }: QueryOptions = {},
 ): Promise<ResultRow[]> {
   return runQuery(backend.db, prepareQuery(dict, backend.db.dialect, limits, hints), values);
+}
+
+/** Records' statements that met a value SQLite cannot write: their queries are answered the JavaScript way. */
+const recordsRefused = new WeakSet<object>();
+
+/**
+ * The records of the answered `tags` written by SQLite (src/query/json-records.ts): for each tag, its records'
+ * JSON texts joined by commas (UTF-8), and the number of rows; undefined when the storage or the query has no such
+ * statement, or a row holds a value SQLite cannot write as the answer has it (then the query is answered from
+ * its rows).
+ */
+export async function queryRecords(
+  backend: StorageBackend,
+  dict: Record<string, unknown>,
+  tags: string[],
+  { limits, hints, values }: QueryOptions = {},
+): Promise<{ texts: Buffer[]; rows: number } | undefined> {
+  const compiled = prepareQuery(dict, backend.db.dialect, limits, hints);
+  const records = compiled.records?.(tags, sqliteWritesHttpDates());
+  if (records === undefined || recordsRefused.has(records)) return undefined;
+  let row: unknown[] | undefined;
+  try {
+    [row] = await backend.db.values(bound(records.statement, compiled, values));
+  } catch (error) {
+    // A query process without the HTTP date function (its extension would not load there), or bytes stored
+    // where text belongs (json_quote refuses them): answered from the rows.
+    if (!/quarry_json_http_date|JSON cannot hold BLOB/.test(String((error as Error).message))) throw error;
+    recordsRefused.add(records);
+    return undefined;
+  }
+  // Bytes: a Buffer from this thread's connection, a Uint8Array from a query process.
+  const texts = row
+    ?.slice(0, tags.length)
+    .map((t) => (t instanceof Uint8Array ? Buffer.from(t.buffer, t.byteOffset, t.length) : undefined));
+  if (row === undefined || !texts!.every((t) => t !== undefined && !t.includes(0))) {
+    recordsRefused.add(records);
+    return undefined;
+  }
+  return { texts: texts as Buffer[], rows: Number(row[tags.length]) };
 }
 
 /**

@@ -45,7 +45,8 @@ export async function postedAnswer(
   return making.run(key, async () => {
     const result = await postQueryBuilder(backend, body(), limits, maxRows);
     made++;
-    return { total: result.total, data: Buffer.from(toJson(result.data)), key: `p${nextAnswer++}` };
+    const data = Buffer.isBuffer(result.data) ? result.data : Buffer.from(toJson(result.data));
+    return { total: result.total, data, key: `p${nextAnswer++}` };
   });
 }
 

@@ -10,12 +10,13 @@ import {
   type ResultRow,
 } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
-import { queryCount, queryRows } from './engine.js';
+import { queryCount, queryRecords, queryRows } from './engine.js';
 import { badRequest } from './errors.js';
 import { recordFormatter } from './format.js';
 
 export interface QueryBuilderResult {
-  data: Record<string, Record<string, unknown>[]>;
+  /** One list of records per answered tag, or that written as JSON (UTF-8) by the database. */
+  data: Record<string, Record<string, unknown>[]> | Buffer;
   total: number;
 }
 
@@ -79,6 +80,8 @@ export async function postQueryBuilder(
   let rows: ResultRow[] | undefined;
   let total: number;
   if (bounded) {
+    const written = await queryRecords(backend, dict, answered, { limits });
+    if (written !== undefined) return { data: recordsJson(answered, written), total: written.rows };
     rows = await queryRows(backend, dict, { limits });
     total = rows.length;
   } else {
@@ -98,6 +101,17 @@ export async function postQueryBuilder(
     }
   }
   return { data, total };
+}
+
+/** `{"tag":[records],...}` from the records' JSON texts, or `{}` when there are none, as toJson writes `data`. */
+function recordsJson(tags: string[], written: { texts: Buffer[]; rows: number }): Buffer {
+  if (written.rows === 0) return Buffer.from('{}');
+  const parts = tags.flatMap((tag, i) => [
+    Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(tag)}:[`),
+    written.texts[i]!,
+    Buffer.from(']'),
+  ]);
+  return Buffer.concat([...parts, Buffer.from('}')]);
 }
 
 function isStar(projections: unknown): boolean {

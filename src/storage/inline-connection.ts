@@ -3,15 +3,11 @@
  * statements the pool (sqlite-pool.ts) knows or expects to be quick: a round trip to a process would cost more
  * than they do.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { MMAP_BYTES } from './query-child.js';
+import { DEADLINE_EXTENSION as deadlineExtension, loadHttpDate } from './sqlite-extensions.js';
 import type { SqlStatement } from './types.js';
 
-/** Built at install by scripts/build-native.mjs; absent where no C compiler was at hand. */
-const DEADLINE_EXTENSION = fileURLToPath(new URL('../../build/statement-deadline.so', import.meta.url));
-const deadlineExtension = existsSync(DEADLINE_EXTENSION) ? DEADLINE_EXTENSION : undefined;
 /** Said once per process: the extension is there but SQLite refused it. */
 let unloadable = false;
 
@@ -34,6 +30,7 @@ export class InlineConnection {
       this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
     }
     this.db.pragma('case_sensitive_like = ON');
+    loadHttpDate(this.db);
     if (deadlineExtension !== undefined && !unloadable) {
       try {
         // SQLite finds its entry point, sqlite3_statementdeadline_init, by the file's name.

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { HTTP_DATE_EXTENSION } from './sqlite-extensions.js';
 
 export interface QueryAnswer {
   rows?: unknown[];
@@ -60,6 +61,10 @@ function openReadOnly(Database, file, unchanging) {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('mmap_size = ${MMAP_BYTES}');
   }
+  // For records SQLite writes as JSON (src/storage/sqlite-extensions.ts); a statement that needs it and finds
+  // it missing fails, and its query is answered from its rows.
+  const httpDate = ${JSON.stringify(HTTP_DATE_EXTENSION ?? null)};
+  if (httpDate) try { db.loadExtension(httpDate); } catch {}
   return db;
 }
 function errorText(error) {

@@ -62,7 +62,8 @@ const INLINE_MS = 1;
 /**
  * A statement of a shape never run, or expected to take less than this, runs in this thread first and is
  * stopped at this time (inline-connection.ts); a stopped one runs again in a query process. The serving thread
- * is held at most this long (and the watcher's 2 ms) for a statement that turns out slow.
+ * is held at most this long (and the watcher's 2 ms) for a statement that turns out slow, twice as long for one
+ * that writes the answer's JSON (SqlStatement.writesAnswer).
  */
 const INLINE_BUDGET_MS = 5;
 /** Statements run in the serving thread by the budget of any pool of this process, by outcome (for /metrics). */
@@ -240,8 +241,9 @@ export class SqlitePool implements Database {
     arrays: boolean,
     { name, posted, measuredAs, deadline }: InlineTask,
   ): Promise<unknown[]> | undefined {
+    const budgetMs = statement.writesAnswer === true ? 2 * this.inlineBudgetMs : this.inlineBudgetMs;
     // A request with less time left than the budget runs its statement where the time limit is kept to the ms.
-    if (deadline - Date.now() < this.inlineBudgetMs || !this.expectedQuick(name, posted)) return undefined;
+    if (deadline - Date.now() < budgetMs || !this.expectedQuick(name, posted, budgetMs)) return undefined;
     let inline: InlineConnection;
     try {
       inline = this.inlineConnection();
@@ -251,7 +253,7 @@ export class SqlitePool implements Database {
     if (!inline.canStop) return undefined;
     const started = performance.now();
     try {
-      const rows = inline.within(statement, arrays, this.inlineBudgetMs);
+      const rows = inline.within(statement, arrays, budgetMs);
       const ms = performance.now() - started;
       inThreadCounts.answered++;
       this.costs.record(name, ms, posted);
@@ -271,17 +273,17 @@ export class SqlitePool implements Database {
     return (this.inline ??= new InlineConnection(this.file, this.unchanging));
   }
 
-  /** Whether a statement of the shape `name` is expected to run within the pool's budget in this thread. */
-  private expectedQuick(name: string, posted: boolean): boolean {
-    if (this.inlineBudgetMs <= 0) return false;
+  /** Whether a statement of the shape `name` is expected to run within `budgetMs` in this thread. */
+  private expectedQuick(name: string, posted: boolean, budgetMs = this.inlineBudgetMs): boolean {
+    if (budgetMs <= 0) return false;
     const stopped = this.stopped.get(name);
     if (stopped === true) return false;
     if (stopped === false) {
       // Measured in a process since it was stopped: back in this thread once its runs are well within the budget.
-      if (this.costs.estimate(name, posted) >= this.inlineBudgetMs / 2) return false;
+      if (this.costs.estimate(name, posted) >= budgetMs / 2) return false;
       this.stopped.delete(name);
     }
-    return !this.costs.knows(name) || this.costs.estimate(name, posted) < this.inlineBudgetMs;
+    return !this.costs.knows(name) || this.costs.estimate(name, posted) < budgetMs;
   }
 
   /** A statement run in a process took `ms`: its shape's estimate, and whether it may run in this thread again. */

@@ -17,6 +17,11 @@ export interface SqlStatement {
    * so it may run without a worker.
    */
   pointLookup?: boolean;
+  /**
+   * Writes the answer's JSON (src/query/json-records.ts): its run does what reading its rows would cost the
+   * serving thread in JavaScript afterwards, so it may take twice a statement's time there before it is stopped.
+   */
+  writesAnswer?: boolean;
 }
 
 export type SqlRow = Record<string, unknown>;
