@@ -159,7 +159,7 @@ export async function postedSteps(
       'JSON.stringify of the same data',
     );
     add(
-      'all of it (count, select, decode, format), never asked',
+      "all of it (the answer's data as the server makes it), never asked",
       await median(() => postQueryBuilder(backend, fresh())),
     );
   } finally {
