@@ -115,7 +115,7 @@ export async function postedSteps(
     const records = () => {
       const compiled = prepareQuery(fresh(), dialect);
       const written = compiled.records?.(answered, sqliteWritesHttpDates());
-      return written && bound(written.statement, compiled);
+      return written && bound(written, compiled);
     };
     if (records() !== undefined) {
       const through = Array.from({ length: ROUNDS }, () => records()!);

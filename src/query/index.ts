@@ -5,7 +5,7 @@
  */
 import type { Database, Dialect, SqlStatement } from '../storage/types.js';
 import { compile, type Decoder } from './compile.js';
-import { jsonRecords, type JsonRecords } from './json-records.js';
+import { jsonRecords } from './json-records.js';
 import { rowDecoder, type ResultRow } from './decode.js';
 import { DEFAULT_LIMITS, type QueryDict, type QueryLimits } from './model.js';
 import { bindParams, type ParamValues } from './params.js';
@@ -29,7 +29,6 @@ export { Param, type ParamValues } from './params.js';
 export { nestingDepth, numberOf } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
-export type { JsonRecords } from './json-records.js';
 export { StoredDatetime } from './datetime.js';
 
 export interface CompiledQuery {
@@ -43,7 +42,7 @@ export interface CompiledQuery {
    * or undefined when SQLite cannot write them as the answer has them (`dates`: whether it has the HTTP date
    * function).
    */
-  records?(tags: string[], dates: boolean): JsonRecords | undefined;
+  records?(tags: string[], dates: boolean): SqlStatement | undefined;
 }
 
 /** How to run a query, beyond what it asks for. */
@@ -83,7 +82,7 @@ export function compileQuery(q: QueryDict, dialect: Dialect, hints: PlanHints = 
 
 /** The JSON records' statement of each list of answered tags, made when first asked (most plans never are). */
 function recordsOf(select: SqlStatement, decoders: Decoder[]) {
-  const made = new Map<string, JsonRecords | undefined>();
+  const made = new Map<string, SqlStatement | undefined>();
   return (tags: string[], dates: boolean) => {
     const key = `${dates}\u0000${tags.join('\u0000')}`;
     if (!made.has(key)) made.set(key, jsonRecords(select, decoders, tags, dates));

@@ -12,19 +12,13 @@
  */
 import type { Decoder } from './compile.js';
 import type { SqlStatement } from '../storage/types.js';
-
-/**
- * The records of `tags`: one row, with a column per tag in that order holding its records' JSON texts joined by
- * commas, as UTF-8 bytes (a NUL byte for a record SQLite could not write), then the number of rows. One value
- * per tag, not a row per record: a query process sends it as one value, not 2,000.
- */
-export interface JsonRecords {
-  statement: SqlStatement;
-  tags: string[];
-}
+import { ident } from './render-base.js';
 
 /** Keys JavaScript orders before the others, whatever their place: an object's integer-like keys. */
 const integerLike = (key: string) => /^(0|[1-9]\d{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
+
+/** A column of the select the records are written from. */
+const cell = (column: string) => `${ident('q')}.${ident(column)}`;
 
 const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
@@ -100,13 +94,13 @@ function recordSql(fields: Field[]): string | undefined {
     return undefined;
   const parts: { key: string; sql: string; optional?: string }[] = fields.map((f) => ({
     key: f.key,
-    sql: `${quoted(`${JSON.stringify(f.key)}:`)} || ${valueSql(f.type, `"q"."${f.column}"`)}`,
+    sql: `${quoted(`${JSON.stringify(f.key)}:`)} || ${valueSql(f.type, cell(f.column))}`,
   }));
   // fullTypeOf: node_type and process_type joined by `|`, left out when both are empty.
   const column = (key: string) => fields.find((x) => x.key === key)?.column;
   const [n, p] = [column('node_type'), column('process_type')];
   if (n !== undefined || p !== undefined) {
-    const text = (c: string | undefined) => (c === undefined ? undefined : `coalesce("q"."${c}", '')`);
+    const text = (c: string | undefined) => (c === undefined ? undefined : `coalesce(${cell(c)}, '')`);
     const present = [text(n), text(p)].filter((t) => t !== undefined);
     parts.push({
       key: 'full_type',
@@ -129,7 +123,9 @@ function recordSql(fields: Field[]): string | undefined {
 
 /**
  * The statement writing the records of `tags` (the answered tags, in the answer's order) for the SQLite
- * select `select`, or undefined when one of them cannot be written by SQLite as the answer has it. `dates`:
+ * select `select`: one row, with a column per tag in that order holding its records' JSON texts joined by commas,
+ * as UTF-8 bytes (a NUL byte for a record SQLite could not write), then the number of rows; one value per tag, not a
+ * row per record, so that a query process sends one value, not 2,000. Undefined when one of them cannot be written by SQLite as the answer has it. `dates`:
  * whether the connections have the HTTP date function (src/storage/sqlite-extensions.ts).
  */
 export function jsonRecords(
@@ -137,7 +133,7 @@ export function jsonRecords(
   decoders: Decoder[],
   tags: string[],
   dates: boolean,
-): JsonRecords | undefined {
+): SqlStatement | undefined {
   if (tags.length === 0 || tags.some(integerLike)) return undefined;
   const records: string[] = [];
   for (const tag of tags) {
@@ -155,11 +151,8 @@ export function jsonRecords(
     .map((r) => `CAST(coalesce(group_concat(coalesce(${r}, char(0)), ','), '') AS BLOB)`)
     .join(', ');
   return {
-    statement: {
-      sql: `SELECT ${joined}, count(*) FROM (${select.sql}) AS "q"`,
-      params: select.params,
-      writesAnswer: true,
-    },
-    tags,
+    sql: `SELECT ${joined}, count(*) FROM (${select.sql}) AS ${ident('q')}`,
+    params: select.params,
+    writesAnswer: true,
   };
 }

@@ -57,7 +57,7 @@ export async function queryRecords(
   if (records === undefined || recordsRefused.has(records)) return undefined;
   let row: unknown[] | undefined;
   try {
-    [row] = await backend.db.values(bound(records.statement, compiled, values));
+    [row] = await backend.db.values(bound(records, compiled, values));
   } catch (error) {
     // A query process without the HTTP date function (its extension would not load there), or bytes stored
     // where text belongs (json_quote refuses them): answered from the rows.
