@@ -16,21 +16,25 @@ import { smallArchive, tempDir } from './helpers.js';
 const node = (tag: string, entityType = '') => ({ entity_type: entityType, orm_base: 'node', tag });
 
 describe('query compiler', () => {
-  it('binds every value as a parameter', () => {
-    const q = parseQueryDict({
+  it('binds every value as a parameter, but a LIKE pattern, written in as quoted text on SQLite', () => {
+    const dict = {
       path: [node('n', 'data.core.dict.Dict.')],
       filters: { n: { label: { like: "x'; DROP TABLE db_dbnode; --" }, 'attributes.a.b': { '>': 3 } } },
       project: { n: ['id', 'attributes.a.b'] },
       order_by: [{ n: [{ ctime: { order: 'desc' } }] }],
       limit: 5,
-    });
-    const { select } = compileQuery(q, 'sqlite');
-    expect(select.sql).not.toContain('DROP');
-    expect(select.sql).not.toContain('data.core');
-    expect(select.params).toContain("x'; DROP TABLE db_dbnode; --");
-    expect(select.params).toContain('data.core.dict.%');
-    expect(select.params).toContain('$."a"."b"');
-    expect(select.sql).toMatch(/ORDER BY "t0"."ctime" DESC LIMIT 5$/);
+    };
+    const sqlite = compileQuery(parseQueryDict(dict), 'sqlite').select;
+    expect(sqlite.sql).toContain(`"label" LIKE 'x''; DROP TABLE db_dbnode; --' ESCAPE`);
+    expect(sqlite.sql).toContain(`"node_type" LIKE 'data.core.dict.%' ESCAPE`);
+    expect(sqlite.params).toContain('$."a"."b"');
+    expect(sqlite.params).not.toContain("x'; DROP TABLE db_dbnode; --");
+    expect(sqlite.sql).toMatch(/ORDER BY "t0"."ctime" DESC LIMIT 5$/);
+    const postgres = compileQuery(parseQueryDict(dict), 'postgres').select;
+    expect(postgres.sql).not.toContain('DROP');
+    expect(postgres.sql).not.toContain('data.core');
+    expect(postgres.params).toContain("x'; DROP TABLE db_dbnode; --");
+    expect(postgres.params).toContain('data.core.dict.%');
   });
 
   it('refuses malformed dictionaries naming the offending part', () => {
@@ -80,9 +84,9 @@ describe('SQL the databases accept, whatever the dictionary', () => {
     JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, i + 10]))),
     '{}',
   );
-  const ids = (dict: unknown) => {
+  const ids = (dict: unknown, on = db) => {
     const { select } = compileQuery(parseQueryDict(dict), 'sqlite');
-    return db
+    return on
       .prepare(select.sql)
       .raw()
       .all(...(select.params as unknown[]))
@@ -98,6 +102,32 @@ describe('SQL the databases accept, whatever the dictionary', () => {
         ids({ path: [node('n')], project: { n: [`extras.${key}`] }, order_by: [{ n: ['id'] }] }),
       ).toEqual([String(i + 10), null]);
     });
+  });
+
+  it('matches a LIKE pattern written into the SQL as the same pattern bound would', () => {
+    const labelled = new BetterSqlite3(':memory:');
+    labelled.exec('CREATE TABLE db_dbnode (id INTEGER PRIMARY KEY, label TEXT)');
+    const labels = ["it's", "o''k", 'back\\slash', '100%', 'é', "'; --"];
+    const insert = labelled.prepare('INSERT INTO db_dbnode VALUES (?, ?)');
+    labels.forEach((label, i) => insert.run(i + 1, label));
+    const bound = labelled
+      .prepare("SELECT id FROM db_dbnode WHERE label LIKE ? ESCAPE '\\' ORDER BY id")
+      .raw();
+    const patterns = ["it's", "%''%", "%'%", 'back\\\\%', '100\\%', '100%', 'é', '%; --', '%', '_'];
+    for (const like of patterns) {
+      const expected = bound.all(like).map((row) => (row as unknown[])[0]);
+      const dict = { path: [node('n')], filters: { n: { label: { like } } }, project: { n: ['id'] } };
+      expect(ids({ ...dict, order_by: [{ n: ['id'] }] }, labelled), like).toEqual(expected);
+    }
+    const like = (pattern: string) =>
+      ids(
+        { path: [node('n')], filters: { n: { label: { like: pattern } } }, project: { n: ['id'] } },
+        labelled,
+      );
+    expect(like("%'%")).toEqual([1, 2, 6]);
+    expect(like("%''%")).toEqual([2]);
+    expect(like('100\\%')).toEqual([4]);
+    labelled.close();
   });
 
   it("writes long AND/OR lists as balanced groups, under SQLite's expression depth of 1000", () => {

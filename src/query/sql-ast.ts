@@ -1,6 +1,7 @@
 /**
  * A small SQL AST: what the compiler produces and each dialect renders. Values only ever appear as `param`
- * nodes (bound parameters); identifiers only come from the schema tables.
+ * nodes (bound parameters, or quoted text where SQLite plans by the value: render-sqlite.ts); identifiers only
+ * come from the schema tables.
  */
 
 export type JsonMode = 'json' | 'value' | 'type' | 'length';
