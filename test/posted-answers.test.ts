@@ -98,6 +98,24 @@ describe('kept answers of posted queries', () => {
     expect(postedAnswersMade()).toBe(before + 1);
   });
 
+  it('answers clients of another Host sharing the making with their own envelope around the same data', async () => {
+    // SQLite writes the first request's envelope around the data: the others' answers are written anew.
+    const query = { ...EXPLORER_GRID_QUERY, limit: 150, offset: 11 };
+    const before = postedAnswersMade();
+    const hosts = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'localhost' : 'example.org:8080'));
+    const answers = await Promise.all(hosts.map((host) => post(query, host)));
+    expect(postedAnswersMade()).toBe(before + 1);
+    const local = answers[0]!.body;
+    expect(JSON.parse(local).data.node).toHaveLength(150);
+    expect(local).toContain('"url_root":"http://localhost/"');
+    answers.forEach((answer, i) => {
+      expect(answer.statusCode).toBe(200);
+      const expected =
+        i % 2 === 0 ? local : local.replaceAll('http://localhost/', 'http://example.org:8080/');
+      expect(answer.body).toBe(expected);
+    });
+  });
+
   it("compresses a kept answer once per coding and envelope, each client's answer decoding to its own", async () => {
     const query = { ...EXPLORER_GRID_QUERY, limit: 400 };
     const ask = (coding?: string, host = 'localhost') =>

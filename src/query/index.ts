@@ -30,6 +30,7 @@ export { nestingDepth, numberOf } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';
+export { ENVELOPE_PARAMS } from './json-records.js';
 
 export interface CompiledQuery {
   select: SqlStatement;
@@ -38,8 +39,8 @@ export interface CompiledQuery {
   convert(value: unknown): unknown;
   decodeRow(row: unknown[]): ResultRow;
   /**
-   * SQLite only: the statement writing the records of the answered `tags` as JSON (src/query/json-records.ts),
-   * or undefined when SQLite cannot write them as the answer has them (`dates`: whether it has the HTTP date
+   * SQLite only: the statement writing the answer's data for the answered `tags` as JSON, between two texts
+   * bound first (src/query/json-records.ts), or undefined when SQLite cannot write them as the answer has them (`dates`: whether it has the HTTP date
    * function).
    */
   records?(tags: string[], dates: boolean): SqlStatement | undefined;

@@ -3,6 +3,7 @@ import {
   bound,
   countQuery,
   DEFAULT_LIMITS,
+  ENVELOPE_PARAMS,
   Param,
   planKey,
   prepareQuery,
@@ -40,24 +41,37 @@ export async function queryRows(
 /** Records' statements that met a value SQLite cannot write: their queries are answered the JavaScript way. */
 const recordsRefused = new WeakSet<object>();
 
+/** Texts an answer's data is written between: its envelope before and after it. */
+export interface Envelope {
+  head: string;
+  tail: string;
+}
+
+const BARE: Envelope = { head: '', tail: '' };
+
 /**
- * The records of the answered `tags` written by SQLite (src/query/json-records.ts): for each tag, its records'
- * JSON texts joined by commas (UTF-8), and the number of rows; undefined when the storage or the query has no such
- * statement, or a row holds a value SQLite cannot write as the answer has it (then the query is answered from
- * its rows).
+ * The answer's data for the answered `tags` written by SQLite (src/query/json-records.ts) between the texts of
+ * `around`: `{"tag":[records],...}` as UTF-8 bytes, and the number of rows; undefined when the storage or the
+ * query has no such statement, or a row holds a value SQLite cannot write as the answer has it (then the query
+ * is answered from its rows).
  */
 export async function queryRecords(
   backend: StorageBackend,
   dict: Record<string, unknown>,
   tags: string[],
   { limits, hints, values }: QueryOptions = {},
-): Promise<{ texts: Buffer[]; rows: number } | undefined> {
+  around: Envelope = BARE,
+): Promise<{ bytes: Buffer; rows: number } | undefined> {
   const compiled = prepareQuery(dict, backend.db.dialect, limits, hints);
   const records = compiled.records?.(tags, sqliteWritesHttpDates());
   if (records === undefined || recordsRefused.has(records)) return undefined;
+  const statement = bound(records, compiled, values);
   let row: unknown[] | undefined;
   try {
-    [row] = await backend.db.values(bound(records, compiled, values));
+    [row] = await backend.db.values({
+      ...statement,
+      params: [around.head, around.tail, ...statement.params.slice(ENVELOPE_PARAMS)],
+    });
   } catch (error) {
     // A query process without the HTTP date function (its extension would not load there), or bytes stored
     // where text belongs (json_quote refuses them): answered from the rows.
@@ -66,14 +80,16 @@ export async function queryRecords(
     return undefined;
   }
   // Bytes: a Buffer from this thread's connection, a Uint8Array from a query process.
-  const texts = row
-    ?.slice(0, tags.length)
-    .map((t) => (t instanceof Uint8Array ? Buffer.from(t.buffer, t.byteOffset, t.length) : undefined));
-  if (row === undefined || !texts!.every((t) => t !== undefined && !t.includes(0))) {
+  const written = row?.[0];
+  const bytes =
+    written instanceof Uint8Array
+      ? Buffer.from(written.buffer, written.byteOffset, written.length)
+      : undefined;
+  if (bytes === undefined || bytes.includes(0)) {
     recordsRefused.add(records);
     return undefined;
   }
-  return { texts: texts as Buffer[], rows: Number(row[tags.length]) };
+  return { bytes, rows: Number(row![1]) };
 }
 
 /**

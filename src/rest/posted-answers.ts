@@ -8,6 +8,7 @@ import type { QueryLimits } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
 import { MadeOnce } from '../util/made-once.js';
+import type { Envelope } from './engine.js';
 import { keptVersion } from './kept-version.js';
 import { postQueryBuilder, type QueryBuilderResult } from './querybuilder.js';
 
@@ -17,6 +18,8 @@ export interface PostedAnswer {
   total: number;
   /** When made for many: its name in this process while it is made (the same name, the same bytes). */
   key?: string;
+  /** The texts written around bytes of `data` (the envelope of the request that made it). */
+  around?: Envelope;
 }
 
 const making = new MadeOnce<PostedAnswer>();
@@ -27,7 +30,9 @@ let made = 0;
 /**
  * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). Requests share
  * a making only while the data is the same: an archive's identity, or a live database's data version (a
- * PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time).
+ * PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time). `around`: the
+ * request's envelope, which the database may write around the data (another request sharing the making may
+ * have another).
  */
 export async function postedAnswer(
   backend: StorageBackend,
@@ -35,18 +40,21 @@ export async function postedAnswer(
   body: () => unknown,
   limits: QueryLimits,
   maxRows: number,
+  around?: Envelope,
 ): Promise<PostedAnswer> {
   const version = await keptVersion(backend);
-  if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows);
+  if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows, around);
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
   const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
   // Refusals throw to every waiting client alike, and the next request asks again.
   return making.run(key, async () => {
-    const result = await postQueryBuilder(backend, body(), limits, maxRows);
+    const result = await postQueryBuilder(backend, body(), limits, maxRows, around);
     made++;
-    const data = Buffer.isBuffer(result.data) ? result.data : Buffer.from(toJson(result.data));
-    return { total: result.total, data, key: `p${nextAnswer++}` };
+    const key = `p${nextAnswer++}`;
+    if (Buffer.isBuffer(result.data))
+      return { total: result.total, data: result.data, key, around: result.around };
+    return { total: result.total, data: Buffer.from(toJson(result.data)), key };
   });
 }
 

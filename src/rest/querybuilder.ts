@@ -10,14 +10,19 @@ import {
   type ResultRow,
 } from '../query/index.js';
 import type { StorageBackend } from '../storage/types.js';
-import { queryCount, queryRecords, queryRows } from './engine.js';
+import { queryCount, queryRecords, queryRows, type Envelope } from './engine.js';
 import { badRequest } from './errors.js';
 import { recordFormatter } from './format.js';
 
 export interface QueryBuilderResult {
-  /** One list of records per answered tag, or that written as JSON (UTF-8) by the database. */
+  /**
+   * One list of records per answered tag, or that written as JSON (UTF-8) by the database, between the texts
+   * of `around` when it is given.
+   */
   data: Record<string, Record<string, unknown>[]> | Buffer;
   total: number;
+  /** The texts written around bytes of `data`. */
+  around?: Envelope;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -26,13 +31,15 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /**
  * `maxRows`: most rows one answer may hold. A query without a limit that bounds its rows is counted first, so
  * a larger answer is refused before any row is read, instead of being read, sent between processes, decoded
- * and written in the serving thread.
+ * and written in the serving thread. `around`: the answer's envelope, written around the data where the
+ * database writes it (the answer is then one copy of its bytes).
  */
 export async function postQueryBuilder(
   backend: StorageBackend,
   body: unknown,
   limits?: QueryLimits,
   maxRows = Infinity,
+  around?: Envelope,
 ): Promise<QueryBuilderResult> {
   if (!isObject(body)) {
     throw badRequest(
@@ -80,8 +87,8 @@ export async function postQueryBuilder(
   let rows: ResultRow[] | undefined;
   let total: number;
   if (bounded) {
-    const written = await queryRecords(backend, dict, answered, { limits });
-    if (written !== undefined) return { data: recordsJson(answered, written), total: written.rows };
+    const written = await queryRecords(backend, dict, answered, { limits }, around);
+    if (written !== undefined) return { data: written.bytes, total: written.rows, ...(around && { around }) };
     rows = await queryRows(backend, dict, { limits });
     total = rows.length;
   } else {
@@ -103,17 +110,6 @@ export async function postQueryBuilder(
   return { data, total };
 }
 
-/** `{"tag":[records],...}` from the records' JSON texts, or `{}` when there are none, as toJson writes `data`. */
-function recordsJson(tags: string[], written: { texts: Buffer[]; rows: number }): Buffer {
-  if (written.rows === 0) return Buffer.from('{}');
-  const parts = tags.flatMap((tag, i) => [
-    Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(tag)}:[`),
-    written.texts[i]!,
-    Buffer.from(']'),
-  ]);
-  return Buffer.concat([...parts, Buffer.from('}')]);
-}
-
 function isStar(projections: unknown): boolean {
   return (
     Array.isArray(projections) &&
@@ -133,4 +129,10 @@ const isEmpty = (projections: unknown) =>
 function withoutNullFullType(record: Record<string, unknown>): Record<string, unknown> {
   if (record.full_type === null) delete record.full_type;
   return record;
+}
+
+/** The bytes of an answer's data, without the texts written around them. */
+export function dataBytes(data: Buffer, around: Envelope | undefined): Buffer {
+  if (around === undefined) return data;
+  return data.subarray(Buffer.byteLength(around.head), data.length - Buffer.byteLength(around.tail));
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../rest/errors.js';
 import { postedAnswer } from '../../rest/posted-answers.js';
+import { dataBytes } from '../../rest/querybuilder.js';
 import { shareCompressed } from '../shared-bytes.js';
 import type { AppContext } from '../context.js';
 import { listHeaders } from '../envelope.js';
@@ -9,11 +10,12 @@ import { parseRequest } from '../request.js';
 import { toJson } from '../../util/exact-json.js';
 import { requestUrl } from '../url.js';
 
-const DATA_HEAD = Buffer.from('{"data":');
+const DATA_HEAD = '{"data":';
+const DATA_HEAD_BYTES = Buffer.from(DATA_HEAD);
 
 function enveloped(data: Buffer, tailText: string): Buffer {
   const tail = Buffer.from(tailText);
-  return Buffer.concat([DATA_HEAD, data, tail], DATA_HEAD.length + data.length + tail.length);
+  return Buffer.concat([DATA_HEAD_BYTES, data, tail], DATA_HEAD_BYTES.length + data.length + tail.length);
 }
 
 const GET_MESSAGE =
@@ -56,7 +58,6 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
     const { url, backend } = parseRequest(ctx, request, true, inThread);
     const text = typeof request.body === 'string' ? request.body : '';
     const read = () => bodyJson(request.body);
-    const result = await postedAnswer(backend, text, read, ctx.queryLimits, ctx.maxRows);
     const rest = {
       method: url.method,
       path: url.path,
@@ -65,14 +66,19 @@ export function registerQueryBuilder(app: FastifyInstance, ctx: AppContext) {
       url: url.url,
       url_root: url.urlRoot,
     };
+    const tail = `,${toJson(rest).slice(1)}`;
+    // Where SQLite writes the answer, it writes this envelope around the data: the answer is its bytes.
+    const around = { head: DATA_HEAD, tail };
+    const result = await postedAnswer(backend, text, read, ctx.queryLimits, ctx.maxRows, around);
     reply.headers(listHeaders(result.total));
     if (!Buffer.isBuffer(result.data)) return reply.send({ data: result.data, ...rest });
-    // An answer made for many clients is JSON already: the envelope is written around its bytes.
-    const tail = `,${toJson(rest).slice(1)}`;
     reply.type('application/json; charset=utf-8');
     // Every request with this envelope gets the same bytes: each compressed form is made once for them all.
     if (result.key !== undefined) shareCompressed(reply, `${result.key}\u0000${tail}`);
-    return reply.send(enveloped(result.data, tail));
+    // An answer made for many is JSON already: written around this request's envelope unless it has it.
+    const own =
+      result.around !== undefined && result.around.head === DATA_HEAD && result.around.tail === tail;
+    return reply.send(own ? result.data : enveloped(dataBytes(result.data, result.around), tail));
   }
 }
 
