@@ -40,8 +40,8 @@ export interface CompiledQuery {
   decodeRow(row: unknown[]): ResultRow;
   /**
    * SQLite only: the statement writing the answer's data for the answered `tags` as JSON, between two texts
-   * bound first (src/query/json-records.ts), or undefined when SQLite cannot write them as the answer has them (`dates`: whether it has the HTTP date
-   * function).
+   * bound first (src/query/json-records.ts), or undefined when SQLite cannot write them as the answer has them
+   * (`dates`: whether it has the HTTP date function).
    */
   records?(tags: string[], dates: boolean): SqlStatement | undefined;
 }
