@@ -31,6 +31,7 @@ export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';
 export { ENVELOPE_PARAMS } from './json-records.js';
+export { liftedValues } from './lifted-values.js';
 
 export interface CompiledQuery {
   select: SqlStatement;

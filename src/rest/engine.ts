@@ -4,6 +4,7 @@ import {
   countQuery,
   DEFAULT_LIMITS,
   ENVELOPE_PARAMS,
+  liftedValues,
   Param,
   planKey,
   prepareQuery,
@@ -30,11 +31,23 @@ export interface QueryOptions {
 /** The pk of the record a request is about, bound when the kept plan runs: `{ id: { '==': PK } }`. */
 export const PK = new Param('pk');
 
+/** The dictionary a plan is kept for, and the values to bind: the pks a posted body compares lifted out. */
+function shaped(
+  dict: Record<string, unknown>,
+  values: ParamValues | undefined,
+): { dict: Record<string, unknown>; values: ParamValues | undefined } {
+  const lifted = liftedValues(dict);
+  return lifted === undefined
+    ? { dict, values }
+    : { dict: lifted.dict, values: { ...values, ...lifted.values } };
+}
+
 export async function queryRows(
   backend: StorageBackend,
-  dict: Record<string, unknown>,
-  { limits, hints, values }: QueryOptions = {},
+  body: Record<string, unknown>,
+  { limits, hints, values: given }: QueryOptions = {},
 ): Promise<ResultRow[]> {
+  const { dict, values } = shaped(body, given);
   return runQuery(backend.db, prepareQuery(dict, backend.db.dialect, limits, hints), values);
 }
 
@@ -57,11 +70,12 @@ const BARE: Envelope = { head: '', tail: '' };
  */
 export async function queryRecords(
   backend: StorageBackend,
-  dict: Record<string, unknown>,
+  body: Record<string, unknown>,
   tags: string[],
-  { limits, hints, values }: QueryOptions = {},
+  { limits, hints, values: given }: QueryOptions = {},
   around: Envelope = BARE,
 ): Promise<{ bytes: Buffer; rows: number } | undefined> {
+  const { dict, values } = shaped(body, given);
   const compiled = prepareQuery(dict, backend.db.dialect, limits, hints);
   const records = compiled.records?.(tags, sqliteWritesHttpDates());
   if (records === undefined || recordsRefused.has(records)) return undefined;
@@ -115,9 +129,10 @@ const counts = new WeakMap<StorageBackend, KeptMap<Promise<number>>>();
 
 export async function queryCount(
   backend: StorageBackend,
-  dict: Record<string, unknown>,
-  { limits = DEFAULT_LIMITS, values }: QueryOptions = {},
+  body: Record<string, unknown>,
+  { limits = DEFAULT_LIMITS, values: given }: QueryOptions = {},
 ): Promise<number> {
+  const { dict, values } = shaped(body, given);
   const dialect = backend.db.dialect;
   const key = planKey(dict, dialect, limits);
   const count = () => countQuery(backend.db, prepareQuery(dict, dialect, limits, undefined, key), values);
