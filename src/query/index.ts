@@ -30,7 +30,7 @@ export { nestingDepth, numberOf } from './validate.js';
 export { planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';
-export { ENVELOPE_PARAMS } from './json-records.js';
+export { writtenBetween } from './json-records.js';
 export { liftedValues } from './lifted-values.js';
 
 export interface CompiledQuery {

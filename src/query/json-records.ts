@@ -124,7 +124,7 @@ function recordSql(fields: Field[]): string | undefined {
 /**
  * The statement writing the answer's data for the SQLite select `select`: one row, its first column the bytes
  * `{"tag":[records],...}` (the answered `tags` in the answer's order, `{}` when no row matched) between two
- * texts bound first (`ENVELOPE_PARAMS`: the answer's envelope around its data, or empty), its second the
+ * texts bound first (empty; `writtenBetween` binds the answer's envelope there), its second the
  * number of rows. One value, so that a query process sends one value, not 2,000, and the answer sent is this
  * one copy of SQLite's bytes: each copy of the grid's 418 kB in JavaScript brought on more of V8's collections
  * of the whole heap (8 more in 500 answers). A record SQLite could not write is a NUL byte. Undefined when a
@@ -163,5 +163,7 @@ export function jsonRecords(
   };
 }
 
-/** How many texts a records statement binds before its select's own values: the envelope's head and tail. */
-export const ENVELOPE_PARAMS = 2;
+/** A records statement (jsonRecords) with `head` and `tail` bound as the texts written around the data. */
+export function writtenBetween(records: SqlStatement, head: string, tail: string): SqlStatement {
+  return { ...records, params: [head, tail, ...records.params.slice(2)] };
+}

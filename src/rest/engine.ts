@@ -3,7 +3,6 @@ import {
   bound,
   countQuery,
   DEFAULT_LIMITS,
-  ENVELOPE_PARAMS,
   liftedValues,
   Param,
   planKey,
@@ -13,6 +12,7 @@ import {
   type PlanHints,
   type QueryLimits,
   type ResultRow,
+  writtenBetween,
 } from '../query/index.js';
 import { originOf } from '../storage/budgeted.js';
 import { sqliteWritesHttpDates } from '../storage/sqlite-extensions.js';
@@ -79,13 +79,11 @@ export async function queryRecords(
   const compiled = prepareQuery(dict, backend.db.dialect, limits, hints);
   const records = compiled.records?.(tags, sqliteWritesHttpDates());
   if (records === undefined || recordsRefused.has(records)) return undefined;
-  const statement = bound(records, compiled, values);
   let row: unknown[] | undefined;
   try {
-    [row] = await backend.db.values({
-      ...statement,
-      params: [around.head, around.tail, ...statement.params.slice(ENVELOPE_PARAMS)],
-    });
+    [row] = await backend.db.values(
+      writtenBetween(bound(records, compiled, values), around.head, around.tail),
+    );
   } catch (error) {
     // A query process without the HTTP date function (its extension would not load there), or bytes stored
     // where text belongs (json_quote refuses them): answered from the rows.
