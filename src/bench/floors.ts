@@ -70,6 +70,24 @@ export async function recordAccesses(
 }
 
 /**
+ * A connection of this process to a SQLite storage's file, set up as the server's own connections are, for
+ * statements timed straight on the database; undefined for other storages.
+ */
+export function serverLikeConnection(backend: StorageBackend): BetterSqlite3.Database | undefined {
+  if (!(backend.db instanceof SqlitePool)) return undefined;
+  const db = new BetterSqlite3(backend.db.file, { readonly: true });
+  db.pragma('case_sensitive_like = ON');
+  // The statements that write a posted query's records call its function, as the server's connections do.
+  loadHttpDate(db);
+  // As the server reads an archive's database: keeping the lock and page cache between statements.
+  if (backend.kind === 'archive') {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  }
+  return db;
+}
+
+/**
  * Median time, in milliseconds, of the data of one request: every variant's statements and files are run in
  * turn, `repeats` times over, and each round's time is divided by the number of variants.
  */
@@ -91,16 +109,8 @@ export async function dataFloor(
       await client.end();
     }
   }
-  if (!(backend.db instanceof SqlitePool)) return undefined;
-  const db = new BetterSqlite3(backend.db.file, { readonly: true });
-  db.pragma('case_sensitive_like = ON');
-  // The statements that write a posted query's records call its function, as the server's connections do.
-  loadHttpDate(db);
-  // As the server reads an archive's database: keeping the lock and page cache between statements.
-  if (backend.kind === 'archive') {
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.pragma(`mmap_size = ${MMAP_BYTES}`);
-  }
+  const db = serverLikeConnection(backend);
+  if (db === undefined) return undefined;
   try {
     const prepared = new Map<string, BetterSqlite3.Statement>();
     const statement = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare(sql)).get(sql)!;

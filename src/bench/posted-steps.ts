@@ -4,16 +4,14 @@
  * in this process, on the storage the benchmark serves. The HTTP part (an empty route) is measured by the
  * load runs; this is what the route adds to it.
  */
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { bound, compileQuery, parseQueryDict, prepareQuery } from '../query/index.js';
 import { recordFormatter } from '../rest/format.js';
 import { postQueryBuilder } from '../rest/querybuilder.js';
-import { MMAP_BYTES } from '../storage/query-child.js';
-import { loadHttpDate, sqliteWritesHttpDates } from '../storage/sqlite-extensions.js';
-import { SqlitePool } from '../storage/sqlite-pool.js';
+import { sqliteWritesHttpDates } from '../storage/sqlite-extensions.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
+import { serverLikeConnection } from './floors.js';
 
 export interface PostedStep {
   step: string;
@@ -68,15 +66,7 @@ export async function postedSteps(
   );
 
   // The statements, through the storage as the server runs them, and straight on the database file.
-  const raw =
-    backend.db instanceof SqlitePool ? new BetterSqlite3(backend.db.file, { readonly: true }) : undefined;
-  raw?.pragma('case_sensitive_like = ON');
-  if (raw) loadHttpDate(raw);
-  // As the server reads an archive's database: keeping the lock and page cache between statements.
-  if (backend.kind === 'archive') {
-    raw?.pragma('locking_mode = EXCLUSIVE');
-    raw?.pragma(`mmap_size = ${MMAP_BYTES}`);
-  }
+  const raw = serverLikeConnection(backend);
   const client = options.pgUrl
     ? new pg.Client({ connectionString: options.pgUrl, options: '-c TimeZone=UTC' })
     : undefined;
