@@ -36,4 +36,26 @@ describe('kept maps', () => {
     kept.delete('a');
     expect(kept.get('a')).toBeUndefined();
   });
+
+  it("give a deleted entry's place first, and keep a key read at every turn through any number of others", () => {
+    const kept = new KeptMap<number>(4);
+    for (const k of ['a', 'b', 'c', 'd']) kept.set(k, 0);
+    kept.delete('b');
+    kept.set('e', 1);
+    // The freed place was taken: nothing was forgotten for e.
+    expect(kept.size).toBe(4);
+    for (let i = 0; i < 1000; i++) {
+      kept.get('a');
+      kept.set(`k${i}`, i);
+      if (i % 7 === 0) kept.delete(`k${i - 3}`);
+      expect(kept.size).toBeLessThanOrEqual(4);
+    }
+    expect([kept.get('a'), kept.get('k999')]).toEqual([0, 999]);
+    expect(['c', 'd', 'e', 'k900'].map((k) => kept.get(k))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
 });
