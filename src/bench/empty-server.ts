@@ -6,6 +6,7 @@
  */
 import Fastify from 'fastify';
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
+import { servedStatements } from './served-statements.js';
 
 const processes = Number(process.argv[2] ?? 1);
 if (!Number.isInteger(processes) || processes < 1) throw new Error('usage: empty-server PROCESSES');
@@ -28,6 +29,16 @@ if (processes > 1 && !isServingProcess()) {
       while (process.hrtime.bigint() < until);
     }
     return reply.type('application/json').send(body);
+  });
+  // The SQL floor served (src/bench/served-statements.ts): `POST /statements?spec=PATH` runs the statements of
+  // the spec file straight and sends what they wrote; the body is read as Quarry reads a posted query's.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  const served = new Map<string, ReturnType<typeof servedStatements>>();
+  app.post<{ Querystring: { spec?: string } }>('/statements', (request, reply) => {
+    const spec = String(request.query.spec ?? '');
+    const statements = served.get(spec) ?? served.set(spec, servedStatements(spec)).get(spec)!;
+    return reply.type('application/json; charset=utf-8').send(statements.answer());
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -14,7 +14,7 @@ import type { Repository, SqlStatement, StorageBackend } from '../storage/types.
 import type { RequestKind } from './mix.js';
 
 /** A statement as the server ran it: rows as objects, or as arrays of values. */
-interface Run {
+export interface Run {
   statement: SqlStatement;
   arrays: boolean;
 }
@@ -75,12 +75,29 @@ export async function recordAccesses(
  */
 export function serverLikeConnection(backend: StorageBackend): BetterSqlite3.Database | undefined {
   if (!(backend.db instanceof SqlitePool)) return undefined;
-  const db = new BetterSqlite3(backend.db.file, { readonly: true });
+  return serverLikeConnectionTo(sqliteFileOf(backend)!);
+}
+
+/** A SQLite storage's file, and whether it never changes (an archive's); undefined for other storages. */
+export function sqliteFileOf(backend: StorageBackend): SqliteFile | undefined {
+  return backend.db instanceof SqlitePool
+    ? { file: backend.db.file, unchanging: backend.kind === 'archive' }
+    : undefined;
+}
+
+export interface SqliteFile {
+  file: string;
+  unchanging: boolean;
+}
+
+/** serverLikeConnection, by the file (the empty route's server opens one so, src/bench/empty-server.ts). */
+export function serverLikeConnectionTo({ file, unchanging }: SqliteFile): BetterSqlite3.Database {
+  const db = new BetterSqlite3(file, { readonly: true });
   db.pragma('case_sensitive_like = ON');
   // The statements that write a posted query's records call its function, as the server's connections do.
   loadHttpDate(db);
   // As the server reads an archive's database: keeping the lock and page cache between statements.
-  if (backend.kind === 'archive') {
+  if (unchanging) {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma(`mmap_size = ${MMAP_BYTES}`);
   }

@@ -9,6 +9,8 @@
  * Beside the ratio, each query's steps in this process (parse, validate and plan, SQL straight and through the
  * storage, decode and format, write), each with its floor (src/bench/posted-steps.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StorageBackend } from '../storage/types.js';
@@ -16,9 +18,10 @@ import { benchBackend } from './backend.js';
 import { child } from './child.js';
 import type { DriveJob, DriveResult } from './drive.js';
 import { runDrive, withFreshNumber, type FreshAt } from './drive-client.js';
-import { dataFloor, recordAccesses } from './floors.js';
+import { dataFloor, recordAccesses, sqliteFileOf } from './floors.js';
 import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
+import { writeStatementsSpec } from './served-statements.js';
 import { loadAverage, processTable, queryProcessCpuMs, treeCpuMs } from './process-table.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -51,6 +54,15 @@ export const NEVER_ASKED: NeverAsked[] = [
   },
   { name: "the explorer's grid", body: EXPLORER_GRID_QUERY, freshAt: { path: ['limit'] }, first: 5_000 },
 ];
+
+/**
+ * Seconds of never-asked bodies before the measure. A server just started answered the join at 2-3 times its
+ * steady CPU per answer for its first 6 s (one client, 1,000-1,200 µs a second apart, then 400-450 µs from the
+ * seventh on): the JIT compiles the request path meanwhile. A served API runs far longer than that.
+ */
+const SERVER_WARM_UP_S = 8;
+/** The floors' server has little code to compile. */
+const FLOOR_WARM_UP_S = 2;
 
 /** Where each server's never-asked numbers of each query go on: no server is asked a body twice. */
 const nextNumbers = new Map<string, number>();
@@ -105,6 +117,13 @@ export interface NeverAskedRow {
   rowsFloorUs: number;
   /** Against the rows' floor plus the HTTP floor at the answer's pace. */
   rowsRatio: number;
+  /**
+   * On SQLite: the SQL floor served (src/bench/served-statements.ts), the empty route's server running the same
+   * statements straight at each request of one client, its CPU per answer (SQL and HTTP in one figure).
+   */
+  servedFloorUs?: number;
+  /** Against the SQL floor served. */
+  servedRatio?: number;
   load: string;
   steps: PostedStep[];
 }
@@ -139,7 +158,8 @@ export async function neverAskedRatios(
   duration: number,
 ): Promise<NeverAskedRow[]> {
   const empty = await child([join(here, 'empty-server.js'), String(processes)]);
-  const floorServer = { base: `http://127.0.0.1:${empty.port}`, pid: empty.proc.pid! };
+  const specs = mkdtempSync(join(tmpdir(), 'quarry-served-'));
+  const floorServer = { base: `http://127.0.0.1:${empty.port}`, pid: empty.proc.pid!, specs };
   const rows: NeverAskedRow[] = [];
   try {
     for (const server of servers) {
@@ -153,6 +173,7 @@ export async function neverAskedRatios(
     }
   } finally {
     empty.proc.kill();
+    rmSync(specs, { recursive: true, force: true });
   }
   return rows;
 }
@@ -161,7 +182,7 @@ async function measureOne(
   server: NeverAskedServer,
   backend: StorageBackend,
   query: NeverAsked,
-  floorServer: { base: string; pid: number },
+  floorServer: { base: string; pid: number; specs: string },
   duration: number,
 ): Promise<NeverAskedRow> {
   const job = (seconds: number): DriveJob => ({
@@ -174,8 +195,8 @@ async function measureOne(
     duration: seconds,
     ...freshJob(server.base, query),
   });
-  // Unmeasured first: the server's code warm, the query's shape seen (as a served API runs).
-  freshAsked(server.base, query, (await runDrive(job(1))).nextLimit);
+  // Unmeasured first: the server's code compiled by the JIT, the query's shape seen (as a served API runs).
+  freshAsked(server.base, query, (await runDrive(job(SERVER_WARM_UP_S))).nextLimit);
   const { us, queryUs, result } = await cpuPerAnswer(server.pid, job(duration));
   freshAsked(server.base, query, result.nextLimit);
   if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
@@ -188,7 +209,7 @@ async function measureOne(
     connections: 1,
     duration: seconds,
   });
-  await runDrive(bytesJob(1));
+  await runDrive(bytesJob(FLOOR_WARM_UP_S));
   const http = await cpuPerAnswer(floorServer.pid, bytesJob(duration));
   const holdUs = Math.max(0, Math.round(us - http.us));
   const held = await cpuPerAnswer(floorServer.pid, bytesJob(duration, holdUs));
@@ -207,6 +228,26 @@ async function measureOne(
     pgUrl,
   });
   const sqlFloorUs = 1000 * sqlMs;
+  const sqlite = sqliteFileOf(backend);
+  let servedUs: number | undefined;
+  if (sqlite !== undefined) {
+    const spec = join(floorServer.specs, `${server.storage} ${query.name}.json`.replace(/[^\w.]+/g, '-'));
+    writeStatementsSpec(
+      spec,
+      sqlite,
+      (accesses.get(query.name) ?? []).flatMap((a) => a.statements),
+    );
+    const servedJob = (seconds: number): DriveJob => ({
+      url: floorServer.base,
+      method: 'POST',
+      paths: [`/statements?spec=${encodeURIComponent(spec)}`],
+      body: JSON.stringify(query.body),
+      connections: 1,
+      duration: seconds,
+    });
+    await runDrive(servedJob(FLOOR_WARM_UP_S));
+    servedUs = (await cpuPerAnswer(floorServer.pid, servedJob(duration))).us;
+  }
   const rowsFloorUs =
     1000 * (steps.find((s) => s.step === 'select (SQL) through the storage')?.floorMs ?? sqlMs);
   const row = {
@@ -223,6 +264,9 @@ async function measureOne(
     pacedRatio: Number((us / (sqlFloorUs + pacedHttpUs)).toFixed(2)),
     rowsFloorUs: Math.round(rowsFloorUs),
     rowsRatio: Number((us / (rowsFloorUs + pacedHttpUs)).toFixed(2)),
+    ...(servedUs === undefined
+      ? {}
+      : { servedFloorUs: Math.round(servedUs), servedRatio: Number((us / servedUs).toFixed(2)) }),
     load: loadAverage().join(' '),
     steps,
   };
@@ -230,7 +274,9 @@ async function measureOne(
     `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer (query processes ` +
       `${row.queryProcessUs}), floors SQL ${row.sqlFloorUs} + ` +
       `HTTP ${row.httpFloorUs} µs: ${row.ratio}x; at the answer's pace HTTP ${row.pacedHttpFloorUs} µs: ` +
-      `${row.pacedRatio}x; rows' floor ${row.rowsFloorUs} µs: ${row.rowsRatio}x (load ${row.load})\n`,
+      `${row.pacedRatio}x; rows' floor ${row.rowsFloorUs} µs: ${row.rowsRatio}x` +
+      (servedUs === undefined ? '' : `; SQL floor served ${row.servedFloorUs} µs: ${row.servedRatio}x`) +
+      ` (load ${row.load})\n`,
   );
   return row;
 }
@@ -244,14 +290,17 @@ export function neverAskedLines(rows: NeverAskedRow[]): string[] {
     "back to back and at the answer's pace (the empty route holding its CPU as long as the answer takes first).",
     "The rows' floor: the query's select straight (on SQLite the server runs a statement writing the records instead).",
     'Of the server CPU, the part its SQLite query processes spent (statements and the trips to them).',
+    'On SQLite, the SQL floor served: the empty route running the same statements straight at each request, its',
+    'CPU per answer (SQL and HTTP together, paid as a server pays them).',
     '',
-    "| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | HTTP floor at the answer's pace µs | × those floors | rows' floor µs | × rows' and paced floors | load |",
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    "| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | HTTP floor at the answer's pace µs | × those floors | rows' floor µs | × rows' and paced floors | SQL floor served µs | × that floor | load |",
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows)
     lines.push(
       `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.queryProcessUs} | ${r.sqlFloorUs} | ` +
-        `${r.httpFloorUs} | ${r.ratio} | ${r.pacedHttpFloorUs} | ${r.pacedRatio} | ${r.rowsFloorUs} | ${r.rowsRatio} | ${r.load} |`,
+        `${r.httpFloorUs} | ${r.ratio} | ${r.pacedHttpFloorUs} | ${r.pacedRatio} | ${r.rowsFloorUs} | ${r.rowsRatio} | ` +
+        `${r.servedFloorUs ?? ''} | ${r.servedRatio ?? ''} | ${r.load} |`,
     );
   lines.push('', 'Steps in the benchmark process (median ms; floor in brackets):', '');
   const names = [...new Set(rows.flatMap((r) => r.steps.map((s) => s.step)))];
