@@ -74,8 +74,8 @@ export async function recordAccesses(
  * statements timed straight on the database; undefined for other storages.
  */
 export function serverLikeConnection(backend: StorageBackend): BetterSqlite3.Database | undefined {
-  if (!(backend.db instanceof SqlitePool)) return undefined;
-  return serverLikeConnectionTo(sqliteFileOf(backend)!);
+  const sqlite = sqliteFileOf(backend);
+  return sqlite === undefined ? undefined : serverLikeConnectionTo(sqlite);
 }
 
 /** A SQLite storage's file, and whether it never changes (an archive's); undefined for other storages. */

@@ -6,7 +6,6 @@
  * own: this floor pays what they pay, with no work of Quarry's around them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type BetterSqlite3 from 'better-sqlite3';
 import { serverLikeConnectionTo, type Run, type SqliteFile } from './floors.js';
 
 interface StatementsSpec {
@@ -33,7 +32,7 @@ export function servedStatements(path: string): { answer(): Buffer; close(): voi
   const spec = JSON.parse(readFileSync(path, 'utf8')) as StatementsSpec;
   const db = serverLikeConnectionTo(spec.sqlite);
   const prepared = spec.runs.map(({ statement, arrays }) => ({
-    run: db.prepare(statement.sql).raw(arrays) as BetterSqlite3.Statement,
+    run: db.prepare(statement.sql).raw(arrays),
     params: statement.params,
   }));
   return {
