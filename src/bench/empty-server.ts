@@ -1,12 +1,17 @@
 /**
  * The HTTP floors: a Fastify server with an empty route (and `/bytes/N`, N kept bytes: the floor of a large
- * answer), `empty-server PROCESSES`, served on as many processes as the Quarry it is compared with and
+ * answer, asked with GET or with a posted body), `empty-server PROCESSES`, served on as many processes as the Quarry it is compared with and
  * supervised the same way: serving on two processes costs more per answer than on one (three busy processes,
  * load generator included, share two cores), and that cost is HTTP's.
  */
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
 import { servedStatements } from './served-statements.js';
+
+interface BytesRoute {
+  Params: { size: string };
+  Querystring: { hold?: string };
+}
 
 const processes = Number(process.argv[2] ?? 1);
 if (!Number.isInteger(processes) || processes < 1) throw new Error('usage: empty-server PROCESSES');
@@ -20,7 +25,7 @@ if (processes > 1 && !isServingProcess()) {
   // slower to answer pays more for HTTP: the client's core has gone idle meanwhile and must be woken, and so
   // must the server's at the next request (on this virtual machine 130-200 µs more per answer at 0.3-0.8 ms).
   const kept = new Map<number, Buffer>();
-  app.get<{ Params: { size: string }; Querystring: { hold?: string } }>('/bytes/:size', (request, reply) => {
+  const bytes = (request: FastifyRequest<BytesRoute>, reply: FastifyReply) => {
     const size = Math.min(Math.max(Number(request.params.size) || 0, 0), 16 * 1024 * 1024);
     const body = kept.get(size) ?? kept.set(size, Buffer.alloc(size, 0x20)).get(size)!;
     const holdUs = Math.min(Math.max(Number(request.query.hold) || 0, 0), 1_000_000);
@@ -29,7 +34,10 @@ if (processes > 1 && !isServingProcess()) {
       while (process.hrtime.bigint() < until);
     }
     return reply.type('application/json').send(body);
-  });
+  };
+  app.get<BytesRoute>('/bytes/:size', bytes);
+  // A posted query's floor: its body read first, as Quarry reads a posted query's (the parser below).
+  app.post<BytesRoute>('/bytes/:size', bytes);
   // The SQL floor served (src/bench/served-statements.ts): `POST /statements?spec=PATH` runs the statements of
   // the spec file straight and sends what they wrote; the body is read as Quarry reads a posted query's.
   app.removeAllContentTypeParsers();

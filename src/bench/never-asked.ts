@@ -4,8 +4,8 @@
  * (from /proc), against
  * - the SQL floor: the very statements the server runs for such a query (captured by serving one in this
  *   process), run straight on the database (the same SQLite file and settings, or a PostgreSQL client), and
- * - the HTTP floor: the empty route's server sending kept bytes of the answer's size, at one client, its CPU
- *   per answer.
+ * - the HTTP floor: the empty route's server reading the same body posted and sending kept bytes of the
+ *   answer's size, at one client, its CPU per answer.
  * Beside the ratio, each query's steps in this process (parse, validate and plan, SQL straight and through the
  * storage, decode and format, write), each with its floor (src/bench/posted-steps.ts).
  */
@@ -61,8 +61,46 @@ export const NEVER_ASKED: NeverAsked[] = [
  * seventh on): the JIT compiles the request path meanwhile. A served API runs far longer than that.
  */
 const SERVER_WARM_UP_S = 8;
+/** Rounds of each query at least (more with --tries): see neverAskedRatios. */
+export const NEVER_ASKED_ROUNDS = 3;
 /** The floors' server has little code to compile. */
 const FLOOR_WARM_UP_S = 2;
+
+/** The middle value (the mean of the two middle ones for an even count); undefined for none. */
+export function middle(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
+/**
+ * The floors' load: `bytes(size, seconds, holdUs)`, the empty route reading the posted `body` and sending `size`
+ * bytes (after holding its CPU `holdUs`), since a posted query's HTTP is a body read as well as an answer sent;
+ * `served(seconds)`, on SQLite, the statements of `spec` run straight for the posted `body`.
+ */
+function floorJobs(base: string, spec: string | undefined, body: string) {
+  const bytes = (size: number, seconds: number, holdUs = 0): DriveJob => ({
+    url: base,
+    method: 'POST',
+    paths: [holdUs > 0 ? `/bytes/${size}?hold=${holdUs}` : `/bytes/${size}`],
+    body,
+    connections: 1,
+    duration: seconds,
+  });
+  const served =
+    spec === undefined
+      ? undefined
+      : (seconds: number): DriveJob => ({
+          url: base,
+          method: 'POST',
+          paths: [`/statements?spec=${encodeURIComponent(spec)}`],
+          body,
+          connections: 1,
+          duration: seconds,
+        });
+  return { bytes, served };
+}
 
 /** Where each server's never-asked numbers of each query go on: no server is asked a body twice. */
 const nextNumbers = new Map<string, number>();
@@ -108,8 +146,10 @@ export interface NeverAskedRow {
    */
   pacedHttpFloorUs: number;
   ratio: number;
-  /** Against the SQL floor plus the HTTP floor at the answer's pace. */
+  /** Against the SQL floor plus the HTTP floor at the answer's pace (the median of the rounds'). */
   pacedRatio: number;
+  /** That ratio in each round: how far the machine's noise moved it. */
+  pacedRatios: number[];
   /**
    * The query's select straight on the database (its rows read, nothing written): on SQLite, where the server
    * runs a statement that writes the records as JSON instead, the SQL floor holds that writing, and this not.
@@ -122,8 +162,9 @@ export interface NeverAskedRow {
    * statements straight at each request of one client, its CPU per answer (SQL and HTTP in one figure).
    */
   servedFloorUs?: number;
-  /** Against the SQL floor served. */
+  /** Against the SQL floor served (the median of the rounds'). */
   servedRatio?: number;
+  servedRatios?: number[];
   load: string;
   steps: PostedStep[];
 }
@@ -149,13 +190,19 @@ async function cpuPerAnswer(
 }
 
 /**
- * The ratio of each query on each server, at one client for `duration` seconds. `processes`: the empty
- * route's server runs on as many as Quarry does.
+ * The ratio of each query on each server, at one client for `duration` seconds, in `rounds` rounds (each the
+ * server's window, then the floors'). `processes`: the empty route's server runs on as many as Quarry does.
+ *
+ * In rounds because this machine's noise comes in spells: the same build answered the join at 320-330 µs in
+ * some windows of a few seconds and 400-480 in others, so one window of the server and one of the floors a
+ * minute later could differ by a spell. The ratio is taken in each round, from windows next to each other,
+ * and the median of the rounds is reported with all of them.
  */
 export async function neverAskedRatios(
   servers: NeverAskedServer[],
   processes: number,
   duration: number,
+  rounds: number,
 ): Promise<NeverAskedRow[]> {
   const empty = await child([join(here, 'empty-server.js'), String(processes)]);
   const specs = mkdtempSync(join(tmpdir(), 'quarry-served-'));
@@ -166,7 +213,7 @@ export async function neverAskedRatios(
       const backend = await benchBackend(...server.open);
       try {
         for (const query of NEVER_ASKED)
-          rows.push(await measureOne(server, backend, query, floorServer, duration));
+          rows.push(await measureOne(server, backend, query, floorServer, duration, rounds));
       } finally {
         await backend.close();
       }
@@ -178,12 +225,23 @@ export async function neverAskedRatios(
   return rows;
 }
 
+/** One round of a query: the server's window, then the floors' right after it, under about the same load. */
+interface Round {
+  us: number;
+  queryUs: number;
+  result: DriveResult;
+  httpUs: number;
+  pacedHttpUs: number;
+  servedUs?: number;
+}
+
 async function measureOne(
   server: NeverAskedServer,
   backend: StorageBackend,
   query: NeverAsked,
   floorServer: { base: string; pid: number; specs: string },
   duration: number,
+  roundCount: number,
 ): Promise<NeverAskedRow> {
   const job = (seconds: number): DriveJob => ({
     url: server.base,
@@ -197,23 +255,6 @@ async function measureOne(
   });
   // Unmeasured first: the server's code compiled by the JIT, the query's shape seen (as a served API runs).
   freshAsked(server.base, query, (await runDrive(job(SERVER_WARM_UP_S))).nextLimit);
-  const { us, queryUs, result } = await cpuPerAnswer(server.pid, job(duration));
-  freshAsked(server.base, query, result.nextLimit);
-  if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
-  // The empty route's server sending an answer of the same size (headers are about 200 bytes of it).
-  const size = Math.max(0, result.bytes - 200);
-  const bytesJob = (seconds: number, holdUs = 0): DriveJob => ({
-    url: floorServer.base,
-    method: 'GET',
-    paths: [holdUs > 0 ? `/bytes/${size}?hold=${holdUs}` : `/bytes/${size}`],
-    connections: 1,
-    duration: seconds,
-  });
-  await runDrive(bytesJob(FLOOR_WARM_UP_S));
-  const http = await cpuPerAnswer(floorServer.pid, bytesJob(duration));
-  const holdUs = Math.max(0, Math.round(us - http.us));
-  const held = await cpuPerAnswer(floorServer.pid, bytesJob(duration, holdUs));
-  const pacedHttpUs = Math.max(http.us, held.us - holdUs);
   // The statements of one never-asked body, as the server runs them, timed straight on the database (in this
   // process: its plans and counts are its own, so the numbers may be the server's).
   let n = query.first;
@@ -221,52 +262,77 @@ async function measureOne(
   const accesses = await recordAccesses(backend, [
     { name: query.name, method: 'POST', paths: ['/api/v4/querybuilder/'], body: variant },
   ]);
+  const statements = accesses.get(query.name) ?? [];
   const pgUrl = server.open[1];
-  const sqlMs = (await dataFloor(backend, accesses.get(query.name) ?? [], pgUrl)) ?? 0;
+  const sqlMs = (await dataFloor(backend, statements, pgUrl)) ?? 0;
   const steps = await postedSteps(backend, query.body, {
     fresh: () => freshBody(query, n++),
     pgUrl,
   });
   const sqlFloorUs = 1000 * sqlMs;
+  const rowsFloorUs =
+    1000 * (steps.find((s) => s.step === 'select (SQL) through the storage')?.floorMs ?? sqlMs);
   const sqlite = sqliteFileOf(backend);
-  let servedUs: number | undefined;
+  let spec: string | undefined;
   if (sqlite !== undefined) {
-    const spec = join(floorServer.specs, `${server.storage} ${query.name}.json`.replace(/[^\w.]+/g, '-'));
+    spec = join(floorServer.specs, `${server.storage} ${query.name}.json`.replace(/[^\w.]+/g, '-'));
     writeStatementsSpec(
       spec,
       sqlite,
-      (accesses.get(query.name) ?? []).flatMap((a) => a.statements),
+      statements.flatMap((a) => a.statements),
     );
-    const servedJob = (seconds: number): DriveJob => ({
-      url: floorServer.base,
-      method: 'POST',
-      paths: [`/statements?spec=${encodeURIComponent(spec)}`],
-      body: JSON.stringify(query.body),
-      connections: 1,
-      duration: seconds,
-    });
-    await runDrive(servedJob(FLOOR_WARM_UP_S));
-    servedUs = (await cpuPerAnswer(floorServer.pid, servedJob(duration))).us;
   }
-  const rowsFloorUs =
-    1000 * (steps.find((s) => s.step === 'select (SQL) through the storage')?.floorMs ?? sqlMs);
+  const floors = floorJobs(floorServer.base, spec, JSON.stringify(query.body));
+  await runDrive(floors.bytes(0, FLOOR_WARM_UP_S));
+  if (floors.served !== undefined) await runDrive(floors.served(FLOOR_WARM_UP_S));
+
+  const rounds: Round[] = [];
+  for (let round = 0; round < roundCount; round++) {
+    const { us, queryUs, result } = await cpuPerAnswer(server.pid, job(duration));
+    freshAsked(server.base, query, result.nextLimit);
+    if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
+    // The empty route's server reading the body and sending an answer of the same size (headers are about 200
+    // bytes of it).
+    const size = Math.max(0, result.bytes - 200);
+    const http = await cpuPerAnswer(floorServer.pid, floors.bytes(size, duration));
+    const holdUs = Math.max(0, Math.round(us - http.us));
+    const held = await cpuPerAnswer(floorServer.pid, floors.bytes(size, duration, holdUs));
+    const servedUs =
+      floors.served === undefined
+        ? undefined
+        : (await cpuPerAnswer(floorServer.pid, floors.served(duration))).us;
+    rounds.push({
+      us,
+      queryUs,
+      result,
+      httpUs: http.us,
+      pacedHttpUs: Math.max(http.us, held.us - holdUs),
+      servedUs,
+    });
+  }
+  const ratios = (of: (r: Round) => number | undefined) =>
+    rounds.map(of).flatMap((x) => (x === undefined ? [] : [Number(x.toFixed(2))]));
+  const paced = ratios((r) => r.us / (sqlFloorUs + r.pacedHttpUs));
+  const served = ratios((r) => (r.servedUs === undefined ? undefined : r.us / r.servedUs));
+  const servedUs = middle(rounds.flatMap((r) => (r.servedUs === undefined ? [] : [r.servedUs])));
   const row = {
     storage: server.storage,
     query: query.name,
-    answers: result.total,
-    bytes: result.bytes,
-    cpuUs: Math.round(us),
-    queryProcessUs: Math.round(queryUs),
+    answers: rounds.reduce((sum, r) => sum + r.result.total, 0),
+    bytes: rounds[0]!.result.bytes,
+    cpuUs: Math.round(middle(rounds.map((r) => r.us))!),
+    queryProcessUs: Math.round(middle(rounds.map((r) => r.queryUs))!),
     sqlFloorUs: Math.round(sqlFloorUs),
-    httpFloorUs: Math.round(http.us),
-    pacedHttpFloorUs: Math.round(pacedHttpUs),
-    ratio: Number((us / (sqlFloorUs + http.us)).toFixed(2)),
-    pacedRatio: Number((us / (sqlFloorUs + pacedHttpUs)).toFixed(2)),
+    httpFloorUs: Math.round(middle(rounds.map((r) => r.httpUs))!),
+    pacedHttpFloorUs: Math.round(middle(rounds.map((r) => r.pacedHttpUs))!),
+    ratio: middle(ratios((r) => r.us / (sqlFloorUs + r.httpUs)))!,
+    pacedRatio: middle(paced)!,
+    pacedRatios: paced,
     rowsFloorUs: Math.round(rowsFloorUs),
-    rowsRatio: Number((us / (rowsFloorUs + pacedHttpUs)).toFixed(2)),
+    rowsRatio: middle(ratios((r) => r.us / (rowsFloorUs + r.pacedHttpUs)))!,
     ...(servedUs === undefined
       ? {}
-      : { servedFloorUs: Math.round(servedUs), servedRatio: Number((us / servedUs).toFixed(2)) }),
+      : { servedFloorUs: Math.round(servedUs), servedRatio: middle(served)!, servedRatios: served }),
     load: loadAverage().join(' '),
     steps,
   };
@@ -274,8 +340,10 @@ async function measureOne(
     `never asked, ${row.storage}, ${row.query}: ${row.cpuUs} µs CPU per answer (query processes ` +
       `${row.queryProcessUs}), floors SQL ${row.sqlFloorUs} + ` +
       `HTTP ${row.httpFloorUs} µs: ${row.ratio}x; at the answer's pace HTTP ${row.pacedHttpFloorUs} µs: ` +
-      `${row.pacedRatio}x; rows' floor ${row.rowsFloorUs} µs: ${row.rowsRatio}x` +
-      (servedUs === undefined ? '' : `; SQL floor served ${row.servedFloorUs} µs: ${row.servedRatio}x`) +
+      `${row.pacedRatio}x (rounds ${paced.join(', ')}); rows' floor ${row.rowsFloorUs} µs: ${row.rowsRatio}x` +
+      (servedUs === undefined
+        ? ''
+        : `; SQL floor served ${row.servedFloorUs} µs: ${row.servedRatio}x (rounds ${served.join(', ')})`) +
       ` (load ${row.load})\n`,
   );
   return row;
@@ -286,12 +354,15 @@ export function neverAskedLines(rows: NeverAskedRow[]): string[] {
   const lines = [
     '',
     'Never-asked posted queries, 1 client: CPU of all the server processes per answer, against the SQL floor',
-    '(the same statements straight on the database) plus the HTTP floor (the empty route sending as many bytes),',
+    '(the same statements straight on the database) plus the HTTP floor (the empty route reading the same body',
+    'posted and sending as many bytes),',
     "back to back and at the answer's pace (the empty route holding its CPU as long as the answer takes first).",
     "The rows' floor: the query's select straight (on SQLite the server runs a statement writing the records instead).",
     'Of the server CPU, the part its SQLite query processes spent (statements and the trips to them).',
     'On SQLite, the SQL floor served: the empty route running the same statements straight at each request, its',
     'CPU per answer (SQL and HTTP together, paid as a server pays them).',
+    'Each figure the median of the rounds (the server, then the floors, next to each other in time); in brackets',
+    "each round's ratio, to show the machine's noise.",
     '',
     "| storage | query | answers | bytes | server CPU µs | of which query processes | SQL floor µs | HTTP floor µs | × floors | HTTP floor at the answer's pace µs | × those floors | rows' floor µs | × rows' and paced floors | SQL floor served µs | × that floor | load |",
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -299,8 +370,9 @@ export function neverAskedLines(rows: NeverAskedRow[]): string[] {
   for (const r of rows)
     lines.push(
       `| ${r.storage} | ${r.query} | ${r.answers} | ${r.bytes} | ${r.cpuUs} | ${r.queryProcessUs} | ${r.sqlFloorUs} | ` +
-        `${r.httpFloorUs} | ${r.ratio} | ${r.pacedHttpFloorUs} | ${r.pacedRatio} | ${r.rowsFloorUs} | ${r.rowsRatio} | ` +
-        `${r.servedFloorUs ?? ''} | ${r.servedRatio ?? ''} | ${r.load} |`,
+        `${r.httpFloorUs} | ${r.ratio} | ${r.pacedHttpFloorUs} | ${r.pacedRatio} (${r.pacedRatios.join(', ')}) | ` +
+        `${r.rowsFloorUs} | ${r.rowsRatio} | ${r.servedFloorUs ?? ''} | ` +
+        `${r.servedRatio === undefined ? '' : `${r.servedRatio} (${(r.servedRatios ?? []).join(', ')})`} | ${r.load} |`,
     );
   lines.push('', 'Steps in the benchmark process (median ms; floor in brackets):', '');
   const names = [...new Set(rows.flatMap((r) => r.steps.map((s) => s.step)))];

@@ -34,6 +34,7 @@ import {
   freshJob,
   JOIN_QUERY,
   NEVER_ASKED,
+  NEVER_ASKED_ROUNDS,
   neverAskedLines,
   neverAskedRatios,
   type NeverAsked,
@@ -310,6 +311,7 @@ export async function sideBySide(options: SideBySideOptions): Promise<void> {
       })),
       options.processes,
       options.duration,
+      Math.max(NEVER_ASKED_ROUNDS, options.rounds),
     );
   } finally {
     await Promise.all(running.map((server) => server.stop()));

@@ -1,6 +1,7 @@
 /** Bounded caches shared by the layers (plans, parsed query strings, statement timings, formatters). */
 
 interface Entry<V> {
+  key: string;
   value: V;
   /** Read since the clock's hand last passed it. */
   used: boolean;
@@ -14,14 +15,14 @@ interface Entry<V> {
  * request leave the key string it looked up with behind in the map, and the old generation of the heap filled
  * with them (a full collection of several milliseconds every second, the p99 of a page of nodes).
  *
- * The clock is an array of the keys, not the map's own order: a JavaScript Map keeps the places of deleted
+ * The clock is an array of the entries, not the map's own order: a JavaScript Map keeps the places of deleted
  * entries until it is rebuilt, and finding its oldest entry walks over all of them. Evicting that way cost about
  * half the map's capacity in steps (21 µs per never-asked posted query, whose names fill a map of 16,384).
  */
 export class KeptMap<V> {
   private readonly entries = new Map<string, Entry<V>>();
-  /** The keys in their places on the clock (undefined: a place freed by delete). */
-  private readonly clock: (string | undefined)[] = [];
+  /** The entries in their places on the clock (undefined: a place freed by delete). */
+  private readonly clock: (Entry<V> | undefined)[] = [];
   private readonly free: number[] = [];
   private hand = 0;
 
@@ -41,8 +42,9 @@ export class KeptMap<V> {
       return value;
     }
     const slot = this.placeFor();
-    this.clock[slot] = key;
-    this.entries.set(key, { value, used: false, slot });
+    const added = { key, value, used: false, slot };
+    this.clock[slot] = added;
+    this.entries.set(key, added);
     return value;
   }
 
@@ -71,12 +73,12 @@ export class KeptMap<V> {
     for (;;) {
       const slot = this.hand;
       this.hand = (slot + 1) % this.clock.length;
-      const entry = this.entries.get(this.clock[slot]!)!;
+      const entry = this.clock[slot]!;
       if (entry.used) {
         entry.used = false;
         continue;
       }
-      this.entries.delete(this.clock[slot]!);
+      this.entries.delete(entry.key);
       return slot;
     }
   }
