@@ -33,7 +33,7 @@ export function parseRequest(
 ): ParsedRequest {
   const url = requestUrl(request, ctx.origin);
   const qs = parsedQuery(url.rawQuery);
-  const budget = takePrepared(request) ?? {
+  const budget = takePrepared(request, heavy, inThread) ?? {
     deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     heavy,
     client: clientOf(request, ctx.origin.trustProxy),
@@ -42,16 +42,19 @@ export function parseRequest(
   return { url, qs, backend: budgeted(selectBackend(ctx, request, qs.profile), budget) };
 }
 
-const prepared = new WeakMap<FastifyRequest, QueryBudget>();
+/** A budget made before the handler, whose lane the handler says when it takes it. */
+type PreparedBudget = { -readonly [K in keyof QueryBudget]: QueryBudget[K] };
+
+const prepared = new WeakMap<FastifyRequest, PreparedBudget>();
 
 /**
- * The budget of a GET's queries, made before its handler runs (src/ops/etag.ts asks the data version with it):
- * a PostgreSQL source runs all of a budget's statements on one server, so the version a tag names is that of
- * the server the answer comes from. The handler's parseRequest takes it, once: a run again after a lost server
- * gets a new budget, free to go to another server.
+ * The budget of a request's queries, made before its handler runs (src/ops/etag.ts asks the data version with
+ * it): a PostgreSQL source runs all of a budget's statements on one server, so the version a tag names is that
+ * of the server the answer comes from. The handler's parseRequest takes it, once: a run again after a lost
+ * server gets a new budget, free to go to another server.
  */
 export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryBudget {
-  const budget = {
+  const budget: PreparedBudget = {
     deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     client: clientOf(request, ctx.origin.trustProxy),
   };
@@ -59,9 +62,16 @@ export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryB
   return budget;
 }
 
-function takePrepared(request: FastifyRequest): QueryBudget | undefined {
+/**
+ * The prepared budget, given the handler's lane (a posted query's is the heavy one, on a live profile as on an
+ * archive): the same object, so that the handler's statements stay on the server its data version came from.
+ */
+function takePrepared(request: FastifyRequest, heavy: boolean, inThread: boolean): QueryBudget | undefined {
   const budget = prepared.get(request);
-  if (budget !== undefined) prepared.delete(request);
+  if (budget === undefined) return undefined;
+  prepared.delete(request);
+  budget.heavy = heavy;
+  budget.inThread = inThread;
   return budget;
 }
 

@@ -1,0 +1,98 @@
+/**
+ * A posted query is the client's own: its statements run in the heavy lane, where clients take turns and which
+ * never takes every connection (src/storage/admission.ts), on every storage. On a live profile the tag hook asks
+ * the data version before the handler, under a budget made for the request then; the handler's statements must
+ * still run as posted ones.
+ */
+import { mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOIN_QUERY } from '../src/bench/never-asked.js';
+import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { buildApp } from '../src/server/app.js';
+import { openArchive } from '../src/storage/index.js';
+import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
+import type { Database, QueryBudget, StorageBackend } from '../src/storage/types.js';
+import { richFile } from './conformance/corpus.js';
+import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { tempDir } from './support/temp.js';
+
+/** The budgets the statements on `db` run under from now on. */
+function recordBudgets(db: Database): (QueryBudget | undefined)[] {
+  const seen: (QueryBudget | undefined)[] = [];
+  const { all, values } = db;
+  Object.assign(db, {
+    all: (...args: Parameters<Database['all']>) => (seen.push(args[1]), all.apply(db, args)),
+    values: (...args: Parameters<Database['values']>) => (seen.push(args[1]), values.apply(db, args)),
+  });
+  return seen;
+}
+
+/** A live PostgreSQL profile of the rich data, in a cluster of its own (closed with the storage). */
+async function postgresProfile(): Promise<StorageBackend> {
+  const cluster: Cluster = await startCluster();
+  try {
+    cluster.restore('rich', richFile('rich-psql.sql.gz'));
+    const root = tempDir('quarry-budget-');
+    const unpacked = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
+    const repository = join(root, 'repository');
+    mkdirSync(repository);
+    renameSync(unpacked, join(repository, 'container'));
+    const backend = await openPostgresUrl(cluster.url('rich'), join(repository, 'container'), {
+      name: 'rich',
+    });
+    const close = backend.close.bind(backend);
+    return Object.assign(backend, { close: async () => (await close(), cluster.destroy()) });
+  } catch (error) {
+    cluster.destroy();
+    throw error;
+  }
+}
+
+const storages: [string, () => Promise<StorageBackend>][] = [
+  ['an archive', () => openArchive(richFile('rich.aiida'))],
+  [
+    'a live core.sqlite_dos profile',
+    async () =>
+      openSqliteDos(
+        await sqliteDosFolder(richFile('rich.aiida'), richFile('rich-container-packed.tar.gz'), tempDir()),
+      ),
+  ],
+  // PostgreSQL needs its binaries (.ci/run installs them); left out without them.
+  ...(postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES
+    ? [['a live PostgreSQL profile', postgresProfile] as [string, () => Promise<StorageBackend>]]
+    : []),
+];
+
+describe.each(storages)('the budget of requests on %s', (_name, open) => {
+  let app: FastifyInstance;
+  let backend: StorageBackend;
+  let seen: (QueryBudget | undefined)[];
+  beforeAll(async () => {
+    backend = await open();
+    app = await buildApp({ backends: [backend] });
+    seen = recordBudgets(backend.db);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await backend?.close();
+  });
+
+  it('runs a posted query in the heavy lane', async () => {
+    seen.length = 0;
+    const body = { ...JOIN_QUERY, filters: { c: { id: { '>': -7 } } } };
+    const answer = await app.inject({ method: 'POST', url: '/api/v4/querybuilder/', payload: body });
+    expect(answer.statusCode).toBe(200);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.map((budget) => budget?.heavy)).toEqual(seen.map(() => true));
+  });
+
+  it('runs a page of nodes in the ordinary lane', async () => {
+    seen.length = 0;
+    const answer = await app.inject({ method: 'GET', url: '/api/v4/nodes/page/1/?perpage=7&orderby=-ctime' });
+    expect(answer.statusCode).toBe(200);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((budget) => budget?.heavy === true)).toEqual([]);
+  });
+});
