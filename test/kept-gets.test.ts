@@ -5,7 +5,6 @@
  * version at every request). PostgreSQL needs its binaries (.ci/run installs them); skipped without them.
  */
 import { join } from 'node:path';
-import { mkdirSync, renameSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
@@ -13,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { keptGetUse } from '../src/ops/kept-gets.js';
 import { buildApp } from '../src/server/app.js';
-import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database, StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
-import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { richPostgresProfile, sqliteDosFolder } from './support/profile-fixtures.js';
 import { tempDir } from './support/temp.js';
 
 const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
@@ -162,15 +161,7 @@ describe.skipIf(!available)('kept GET answers on a live PostgreSQL profile', () 
   keptWhileUnchanged(async () => {
     const cluster: Cluster = await startCluster();
     try {
-      cluster.restore('rich', richFile('rich-psql.sql.gz'));
-      const root = tempDir('quarry-kept-');
-      const unpacked = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
-      const repository = join(root, 'repository');
-      mkdirSync(repository);
-      renameSync(unpacked, join(repository, 'container'));
-      const backend = await openPostgresUrl(cluster.url('rich'), join(repository, 'container'), {
-        name: 'rich',
-      });
+      const backend = await richPostgresProfile(cluster, tempDir('quarry-kept-'));
       const write = (id: number, label: string) =>
         void cluster.sql('rich', `UPDATE db_dbnode SET label = '${label}' WHERE id = ${id}`);
       return { backend, write, close: () => cluster.destroy() };

@@ -4,18 +4,16 @@
  * the data version before the handler, under a budget made for the request then; the handler's statements must
  * still run as posted ones.
  */
-import { mkdirSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOIN_QUERY } from '../src/bench/never-asked.js';
 import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
-import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
+import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database, QueryBudget, StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
-import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
+import { richPostgresProfile, sqliteDosFolder } from './support/profile-fixtures.js';
 import { tempDir } from './support/temp.js';
 
 /** The budgets the statements on `db` run under from now on. */
@@ -33,15 +31,7 @@ function recordBudgets(db: Database): (QueryBudget | undefined)[] {
 async function postgresProfile(): Promise<StorageBackend> {
   const cluster: Cluster = await startCluster();
   try {
-    cluster.restore('rich', richFile('rich-psql.sql.gz'));
-    const root = tempDir('quarry-budget-');
-    const unpacked = await unpackContainer(richFile('rich-container-loose.tar.gz'), root);
-    const repository = join(root, 'repository');
-    mkdirSync(repository);
-    renameSync(unpacked, join(repository, 'container'));
-    const backend = await openPostgresUrl(cluster.url('rich'), join(repository, 'container'), {
-      name: 'rich',
-    });
+    const backend = await richPostgresProfile(cluster, tempDir('quarry-budget-'));
     const close = backend.close.bind(backend);
     return Object.assign(backend, { close: async () => (await close(), cluster.destroy()) });
   } catch (error) {

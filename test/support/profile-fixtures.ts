@@ -3,6 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
+import type { Cluster } from '../../src/bench/postgres-cluster.js';
+import { openPostgresUrl } from '../../src/storage/profiles.js';
+import type { StorageBackend } from '../../src/storage/types.js';
+import { richFile } from '../conformance/corpus.js';
 import { readAll } from '../storage-fixtures.js';
 
 /** Unpack a container tarball (one top folder) into `into`; returns the container folder. */
@@ -26,6 +30,16 @@ export async function sqliteDosFolder(
   mkdirSync(unpackInto);
   renameSync(await unpackContainer(containerTarball, unpackInto), join(folder, 'container'));
   return folder;
+}
+
+/** The rich data as a live PostgreSQL profile: database `rich` of `cluster`, its container unpacked in `into`. */
+export async function richPostgresProfile(cluster: Cluster, into: string): Promise<StorageBackend> {
+  cluster.restore('rich', richFile('rich-psql.sql.gz'));
+  const unpacked = await unpackContainer(richFile('rich-container-loose.tar.gz'), into);
+  const repository = join(into, 'repository');
+  mkdirSync(repository);
+  renameSync(unpacked, join(repository, 'container'));
+  return openPostgresUrl(cluster.url('rich'), join(repository, 'container'), { name: 'rich' });
 }
 
 /** The db.sqlite3 of an archive, written to `file`. */
