@@ -1,8 +1,8 @@
 /**
  * The HTTP floors: a Fastify server with an empty route (and `/bytes/N`, N kept bytes: the floor of a large
- * answer, asked with GET or with a posted body), `empty-server PROCESSES`, served on as many processes as the Quarry it is compared with and
- * supervised the same way: serving on two processes costs more per answer than on one (three busy processes,
- * load generator included, share two cores), and that cost is HTTP's.
+ * answer, asked with GET or with a posted body), `empty-server PROCESSES`, served on as many processes as the
+ * Quarry it is compared with and supervised the same way: serving on two processes costs more per answer than on
+ * one (three busy processes, load generator included, share two cores), and that cost is HTTP's.
  */
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isServingProcess, reportServing, superviseProcesses } from '../cli/processes.js';
