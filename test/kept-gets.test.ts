@@ -16,20 +16,10 @@ import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database, StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
 import { richPostgresProfile, sqliteDosFolder } from './support/profile-fixtures.js';
+import { countStatements } from './support/statements.js';
 import { tempDir } from './support/temp.js';
 
 const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
-
-/** Statements run on `db` from now on. */
-function countStatements(db: Database): () => number {
-  let count = 0;
-  const { all, values } = db;
-  Object.assign(db, {
-    all: (...args: Parameters<Database['all']>) => (count++, all.apply(db, args)),
-    values: (...args: Parameters<Database['values']>) => (count++, values.apply(db, args)),
-  });
-  return () => count;
-}
 
 const hits = (kind: string) => keptGetUse().get(kind as never)?.hits ?? 0;
 

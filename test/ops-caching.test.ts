@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { cacheControl, codedTag, entityTag, matchingTag } from '../src/ops/etag.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
-import type { Database } from '../src/storage/types.js';
 import { appOn, listeningOn, smallArchive, tempDir } from './helpers.js';
 import { httpGet } from './support/http-get.js';
+import { countStatements } from './support/statements.js';
 import { oddSqliteDos } from './support/odd-data.js';
 
 describe('tags and conditions', () => {
@@ -50,18 +50,6 @@ describe('tags and conditions', () => {
     expect(cacheControl(true, 300)).toBe('no-cache');
   });
 });
-
-/** Counts the statements a storage runs, to show that a 304 runs none. */
-function countStatements(db: Database): () => number {
-  let count = 0;
-  const all = db.all.bind(db);
-  const values = db.values.bind(db);
-  Object.assign(db, {
-    all: (...args: Parameters<Database['all']>) => (count++, all(...args)),
-    values: (...args: Parameters<Database['values']>) => (count++, values(...args)),
-  });
-  return () => count;
-}
 
 describe('over HTTP, from an archive', () => {
   let archive: string;

@@ -14,16 +14,13 @@ import { openSqliteDos } from '../src/storage/profiles.js';
 import type { Database, QueryBudget, StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
 import { richPostgresProfile, sqliteDosFolder } from './support/profile-fixtures.js';
+import { onEachStatement } from './support/statements.js';
 import { tempDir } from './support/temp.js';
 
 /** The budgets the statements on `db` run under from now on. */
 function recordBudgets(db: Database): (QueryBudget | undefined)[] {
   const seen: (QueryBudget | undefined)[] = [];
-  const { all, values } = db;
-  Object.assign(db, {
-    all: (...args: Parameters<Database['all']>) => (seen.push(args[1]), all.apply(db, args)),
-    values: (...args: Parameters<Database['values']>) => (seen.push(args[1]), values.apply(db, args)),
-  });
+  onEachStatement(db, (_statement, budget) => seen.push(budget));
   return seen;
 }
 
