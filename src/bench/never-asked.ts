@@ -65,6 +65,8 @@ const SERVER_WARM_UP_S = 8;
 export const NEVER_ASKED_ROUNDS = 3;
 /** The floors' server has little code to compile. */
 const FLOOR_WARM_UP_S = 2;
+/** About how long the SQL floor is timed in each round: its median over a stretch, not one moment's. */
+const SQL_FLOOR_MS = 500;
 
 /** The middle value (the mean of the two middle ones for an even count); undefined for none. */
 export function middle(values: number[]): number | undefined {
@@ -137,6 +139,7 @@ export interface NeverAskedRow {
   cpuUs: number;
   /** The part of it spent in SQLite query processes (0 for PostgreSQL), µs. */
   queryProcessUs: number;
+  /** The statements straight on the database, timed in each round right after the server's window. */
   sqlFloorUs: number;
   httpFloorUs: number;
   /**
@@ -191,7 +194,8 @@ async function cpuPerAnswer(
 
 /**
  * The ratio of each query on each server, at one client for `duration` seconds, in `rounds` rounds (each the
- * server's window, then the floors'). `processes`: the empty route's server runs on as many as Quarry does.
+ * server's window, then the floors': the SQL floor timed over about SQL_FLOOR_MS, then the HTTP floors' windows).
+ * `processes`: the empty route's server runs on as many as Quarry does.
  *
  * In rounds because this machine's noise comes in spells: the same build answered the join at 320-330 µs in
  * some windows of a few seconds and 400-480 in others, so one window of the server and one of the floors a
@@ -230,6 +234,7 @@ interface Round {
   us: number;
   queryUs: number;
   result: DriveResult;
+  sqlUs: number;
   httpUs: number;
   pacedHttpUs: number;
   servedUs?: number;
@@ -264,12 +269,13 @@ async function measureOne(
   ]);
   const statements = accesses.get(query.name) ?? [];
   const pgUrl = server.open[1];
+  // Once to warm the connection and to learn how many repeats fill SQL_FLOOR_MS; then in every round.
   const sqlMs = (await dataFloor(backend, statements, pgUrl)) ?? 0;
+  const sqlRepeats = Math.max(15, Math.min(5000, Math.round(SQL_FLOOR_MS / Math.max(sqlMs, 0.01))));
   const steps = await postedSteps(backend, query.body, {
     fresh: () => freshBody(query, n++),
     pgUrl,
   });
-  const sqlFloorUs = 1000 * sqlMs;
   const rowsFloorUs =
     1000 * (steps.find((s) => s.step === 'select (SQL) through the storage')?.floorMs ?? sqlMs);
   const sqlite = sqliteFileOf(backend);
@@ -291,6 +297,7 @@ async function measureOne(
     const { us, queryUs, result } = await cpuPerAnswer(server.pid, job(duration));
     freshAsked(server.base, query, result.nextLimit);
     if (result.errors > 0) throw new Error(`${server.storage}, ${query.name}: ${result.errors} errors`);
+    const sqlUs = 1000 * ((await dataFloor(backend, statements, pgUrl, sqlRepeats)) ?? 0);
     // The empty route's server reading the body and sending an answer of the same size (headers are about 200
     // bytes of it).
     const size = Math.max(0, result.bytes - 200);
@@ -305,6 +312,7 @@ async function measureOne(
       us,
       queryUs,
       result,
+      sqlUs,
       httpUs: http.us,
       pacedHttpUs: Math.max(http.us, held.us - holdUs),
       servedUs,
@@ -312,7 +320,7 @@ async function measureOne(
   }
   const ratios = (of: (r: Round) => number | undefined) =>
     rounds.map(of).flatMap((x) => (x === undefined ? [] : [Number(x.toFixed(2))]));
-  const paced = ratios((r) => r.us / (sqlFloorUs + r.pacedHttpUs));
+  const paced = ratios((r) => r.us / (r.sqlUs + r.pacedHttpUs));
   const served = ratios((r) => (r.servedUs === undefined ? undefined : r.us / r.servedUs));
   const servedUs = middle(rounds.flatMap((r) => (r.servedUs === undefined ? [] : [r.servedUs])));
   const row = {
@@ -322,10 +330,10 @@ async function measureOne(
     bytes: rounds[0]!.result.bytes,
     cpuUs: Math.round(middle(rounds.map((r) => r.us))!),
     queryProcessUs: Math.round(middle(rounds.map((r) => r.queryUs))!),
-    sqlFloorUs: Math.round(sqlFloorUs),
+    sqlFloorUs: Math.round(middle(rounds.map((r) => r.sqlUs))!),
     httpFloorUs: Math.round(middle(rounds.map((r) => r.httpUs))!),
     pacedHttpFloorUs: Math.round(middle(rounds.map((r) => r.pacedHttpUs))!),
-    ratio: middle(ratios((r) => r.us / (sqlFloorUs + r.httpUs)))!,
+    ratio: middle(ratios((r) => r.us / (r.sqlUs + r.httpUs)))!,
     pacedRatio: middle(paced)!,
     pacedRatios: paced,
     rowsFloorUs: Math.round(rowsFloorUs),
