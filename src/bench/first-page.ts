@@ -18,6 +18,7 @@ import { BENCH_KEPT_GETS } from './backend.js';
 import { child } from './child.js';
 import { loadAverage, treeCpuNs } from './process-table.js';
 import { untilReady } from './pg-scale.js';
+import { median } from './median.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -76,8 +77,6 @@ function shuffled<T>(items: readonly T[], round: number): T[] {
   }
   return out;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /** The node types of the data. */
 async function nodeTypes(base: string): Promise<string[]> {
@@ -138,9 +137,9 @@ export async function firstPageBench(options: FirstPageOptions): Promise<{
         };
         const round2 = (x: number) => Number(x.toFixed(2));
         row.firstMs.push(round2(first.ms));
-        row.againMs.push(round2(median(later.map((l) => l.ms))));
+        row.againMs.push(round2(median(later.map((l) => l.ms))!));
         row.firstCpuMs.push(round2(first.cpuMs));
-        row.againCpuMs.push(round2(median(later.map((l) => l.cpuMs))));
+        row.againCpuMs.push(round2(median(later.map((l) => l.cpuMs))!));
         rows.set(type, row);
       }
     } finally {
@@ -150,8 +149,8 @@ export async function firstPageBench(options: FirstPageOptions): Promise<{
     }
   }
   for (const row of rows.values()) {
-    row.ratio = Number((median(row.firstCpuMs) / median(row.againCpuMs)).toFixed(2));
-    row.timeRatio = Number((median(row.firstMs) / median(row.againMs)).toFixed(2));
+    row.ratio = Number((median(row.firstCpuMs)! / median(row.againCpuMs)!).toFixed(2));
+    row.timeRatio = Number((median(row.firstMs)! / median(row.againMs)!).toFixed(2));
   }
   return {
     rows: [...rows.values()].sort((a, b) => a.nodeType.localeCompare(b.nodeType)),
@@ -171,7 +170,7 @@ export function firstPageLines(rows: FirstPageRow[]): string[] {
         `${r.firstMs.join(', ')} | ${r.againMs.join(', ')} | ${r.timeRatio} |`,
     );
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const total = (pick: (r: FirstPageRow) => number[]) => sum(rows.map((r) => median(pick(r))));
+  const total = (pick: (r: FirstPageRow) => number[]) => sum(rows.map((r) => median(pick(r))!));
   const [cpuFirst, cpuAgain] = [total((r) => r.firstCpuMs), total((r) => r.againCpuMs)];
   const [first, again] = [total((r) => r.firstMs), total((r) => r.againMs)];
   lines.push(

@@ -12,6 +12,7 @@ import { SqlitePool } from '../storage/sqlite-pool.js';
 import { loadHttpDate } from '../storage/sqlite-extensions.js';
 import type { Repository, SqlStatement, StorageBackend } from '../storage/types.js';
 import type { RequestKind } from './mix.js';
+import { median } from './median.js';
 
 /** A statement as the server ran it: rows as objects, or as arrays of values. */
 export interface Run {
@@ -163,7 +164,7 @@ async function rounds(
     }
     times.push((performance.now() - t) / accesses.length);
   }
-  return middle(times);
+  return median(times)!;
 }
 
 /** All bytes of one repository object, read through the storage's repository. */
@@ -171,9 +172,4 @@ async function readObject(backend: StorageBackend, key: string): Promise<void> {
   const object = await backend.repository.get(key);
   if (!object) return;
   for await (const chunk of await object.stream()) void chunk;
-}
-
-function middle(times: number[]): number {
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] as number;
 }

@@ -23,6 +23,7 @@ import { CALCULATIONS_AND_OUTPUT_DICTS, EXPLORER_GRID_QUERY } from './mix.js';
 import { postedSteps, type PostedStep } from './posted-steps.js';
 import { writeStatementsSpec } from './served-statements.js';
 import { loadAverage, processTable, queryProcessCpuMs, treeCpuMs } from './process-table.js';
+import { median } from './median.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -67,14 +68,6 @@ export const NEVER_ASKED_ROUNDS = 3;
 const FLOOR_WARM_UP_S = 2;
 /** About how long the SQL floor is timed in each round: its median over a stretch, not one moment's. */
 const SQL_FLOOR_MS = 500;
-
-/** The middle value (the mean of the two middle ones for an even count); undefined for none. */
-export function middle(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const half = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1]! + sorted[half]!) / 2;
-}
 
 /**
  * The floors' load: `bytes(size, seconds, holdUs)`, the empty route reading the posted `body` and sending `size`
@@ -322,25 +315,25 @@ async function measureOne(
     rounds.map(of).flatMap((x) => (x === undefined ? [] : [Number(x.toFixed(2))]));
   const paced = ratios((r) => r.us / (r.sqlUs + r.pacedHttpUs));
   const served = ratios((r) => (r.servedUs === undefined ? undefined : r.us / r.servedUs));
-  const servedUs = middle(rounds.flatMap((r) => (r.servedUs === undefined ? [] : [r.servedUs])));
+  const servedUs = median(rounds.flatMap((r) => (r.servedUs === undefined ? [] : [r.servedUs])));
   const row = {
     storage: server.storage,
     query: query.name,
     answers: rounds.reduce((sum, r) => sum + r.result.total, 0),
     bytes: rounds[0]!.result.bytes,
-    cpuUs: Math.round(middle(rounds.map((r) => r.us))!),
-    queryProcessUs: Math.round(middle(rounds.map((r) => r.queryUs))!),
-    sqlFloorUs: Math.round(middle(rounds.map((r) => r.sqlUs))!),
-    httpFloorUs: Math.round(middle(rounds.map((r) => r.httpUs))!),
-    pacedHttpFloorUs: Math.round(middle(rounds.map((r) => r.pacedHttpUs))!),
-    ratio: middle(ratios((r) => r.us / (r.sqlUs + r.httpUs)))!,
-    pacedRatio: middle(paced)!,
+    cpuUs: Math.round(median(rounds.map((r) => r.us))!),
+    queryProcessUs: Math.round(median(rounds.map((r) => r.queryUs))!),
+    sqlFloorUs: Math.round(median(rounds.map((r) => r.sqlUs))!),
+    httpFloorUs: Math.round(median(rounds.map((r) => r.httpUs))!),
+    pacedHttpFloorUs: Math.round(median(rounds.map((r) => r.pacedHttpUs))!),
+    ratio: median(ratios((r) => r.us / (r.sqlUs + r.httpUs)))!,
+    pacedRatio: median(paced)!,
     pacedRatios: paced,
     rowsFloorUs: Math.round(rowsFloorUs),
-    rowsRatio: middle(ratios((r) => r.us / (rowsFloorUs + r.pacedHttpUs)))!,
+    rowsRatio: median(ratios((r) => r.us / (rowsFloorUs + r.pacedHttpUs)))!,
     ...(servedUs === undefined
       ? {}
-      : { servedFloorUs: Math.round(servedUs), servedRatio: middle(served)!, servedRatios: served }),
+      : { servedFloorUs: Math.round(servedUs), servedRatio: median(served)!, servedRatios: served }),
     load: loadAverage().join(' '),
     steps,
   };

@@ -13,6 +13,7 @@ import { defaultCacheDir, openArchive } from '../storage/index.js';
 import type { DriveResult } from './drive.js';
 import { runDrive } from './drive-client.js';
 import { structuresArchive } from './optimade-data.js';
+import { median } from './median.js';
 
 const FILTERS = {
   'elements HAS ALL Si,O AND nelements=2': `filter=${encodeURIComponent('elements HAS ALL "Si","O" AND nelements=2')}`,
@@ -57,12 +58,10 @@ async function firstTimes(base: string, queries: string[]): Promise<{ p50: numbe
     if (r.status !== 200) throw new Error(`${query}: ${r.status}`);
     times.push(performance.now() - start);
   }
-  return { p50: median(times), max: Math.max(...times) };
+  return { p50: median(times)!, max: Math.max(...times) };
 }
 const LOAD_SECONDS = 5;
 const CLIENTS = 16;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function sequential(url: string): Promise<{ p50: number; max: number; returned: number }> {
   let returned = 0;
@@ -75,7 +74,7 @@ async function sequential(url: string): Promise<{ p50: number; max: number; retu
     returned = body.meta?.data_returned ?? 0;
     if (i >= 5) times.push(performance.now() - start);
   }
-  return { p50: median(times), max: Math.max(...times), returned };
+  return { p50: median(times)!, max: Math.max(...times), returned };
 }
 
 export async function optimadeBench(structures: number, out: string) {

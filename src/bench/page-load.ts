@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { median } from './median.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -17,11 +18,6 @@ export interface PageLoad {
   medianFiguresMs: number;
   medianSettledMs: number;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
-};
 
 /** Debian's Chromium, or undefined (with the reason on stderr) when there is none to measure with. */
 export async function launchChromium(): Promise<Browser | undefined> {
@@ -69,5 +65,10 @@ export async function measureHomePage(base: string, runs = 5): Promise<PageLoad 
   } finally {
     await browser.close();
   }
-  return { figuresMs, settledMs, medianFiguresMs: median(figuresMs), medianSettledMs: median(settledMs) };
+  return {
+    figuresMs,
+    settledMs,
+    medianFiguresMs: median(figuresMs) ?? 0,
+    medianSettledMs: median(settledMs) ?? 0,
+  };
 }

@@ -12,6 +12,7 @@ import { sqliteWritesHttpDates } from '../storage/sqlite-extensions.js';
 import type { StorageBackend } from '../storage/types.js';
 import { toJson } from '../util/exact-json.js';
 import { serverLikeConnection } from './floors.js';
+import { median } from './median.js';
 
 export interface PostedStep {
   step: string;
@@ -25,15 +26,14 @@ export interface PostedStep {
 const ROUNDS = 41;
 
 /** Median ms of `rounds` runs of `f(i)` (i counts the rounds: each run may ask something new). */
-async function median(f: (i: number) => unknown, rounds = ROUNDS): Promise<number> {
+async function timed(f: (i: number) => unknown, rounds = ROUNDS): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const start = performance.now();
     await f(i);
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  return Number(times[rounds >> 1]!.toFixed(3));
+  return Number(median(times)!.toFixed(3));
 }
 
 export interface StepOptions {
@@ -57,11 +57,11 @@ export async function postedSteps(
   const add = (step: string, ms: number, floorMs?: number, floor?: string) =>
     steps.push({ step, ms, ...(floorMs === undefined ? {} : { floorMs, floor }) });
 
-  add('parse the body (JSON)', await median(() => JSON.parse(text)));
+  add('parse the body (JSON)', await timed(() => JSON.parse(text)));
   add(
     'validate and compile (no kept plan)',
-    await median(() => compileQuery(parseQueryDict(fresh()), dialect)),
-    await median(() => prepareQuery(dict, dialect)),
+    await timed(() => compileQuery(parseQueryDict(fresh()), dialect)),
+    await timed(() => prepareQuery(dict, dialect)),
     'the plan kept',
   );
 
@@ -88,10 +88,10 @@ export async function postedSteps(
       });
     for (const which of ['count', 'select'] as const) {
       const through = statements(which);
-      const ms = await median((i) => backend.db.values(through[i]!));
+      const ms = await timed((i) => backend.db.values(through[i]!));
       const straight = statements(which);
       const floorMs = straightly
-        ? await median((i) => direct(straight[i]!.sql, straight[i]!.params))
+        ? await timed((i) => direct(straight[i]!.sql, straight[i]!.params))
         : undefined;
       add(
         `${which} (SQL) through the storage`,
@@ -109,12 +109,12 @@ export async function postedSteps(
     };
     if (records() !== undefined) {
       const through = Array.from({ length: ROUNDS }, () => records()!);
-      const ms = await median((i) => backend.db.values(through[i]!));
+      const ms = await timed((i) => backend.db.values(through[i]!));
       const straight = Array.from({ length: ROUNDS }, () => records()!);
       add(
         'records written by SQLite (JSON) through the storage',
         ms,
-        raw ? await median((i) => direct(straight[i]!.sql, straight[i]!.params)) : undefined,
+        raw ? await timed((i) => direct(straight[i]!.sql, straight[i]!.params)) : undefined,
         'the same SQL on a connection of this thread',
       );
     }
@@ -123,13 +123,13 @@ export async function postedSteps(
       const s = statements('select')[0]!;
       const unordered = s.sql.replace(/ ORDER BY .*? LIMIT /, ' LIMIT ');
       if (unordered !== s.sql) {
-        add('select (SQL), the same rows in no order', await median(() => direct(unordered, s.params)));
+        add('select (SQL), the same rows in no order', await timed(() => direct(unordered, s.params)));
       }
     }
 
     const compiled = prepareQuery(dict, dialect);
     const values = await backend.db.values(bound(compiled.select, compiled));
-    add('decode the rows', await median(() => values.map(compiled.decodeRow)));
+    add('decode the rows', await timed(() => values.map(compiled.decodeRow)));
     const rows = values.map(compiled.decodeRow);
     const tags = rows[0] === undefined ? [] : Object.keys(rows[0]);
     const format = () => {
@@ -140,17 +140,17 @@ export async function postedSteps(
       }
       return data;
     };
-    add('format the records', await median(format));
+    add('format the records', await timed(format));
     const data = format();
     add(
       'write the JSON (exact numbers)',
-      await median(() => Buffer.from(toJson(data))),
-      await median(() => Buffer.from(JSON.stringify(data))),
+      await timed(() => Buffer.from(toJson(data))),
+      await timed(() => Buffer.from(JSON.stringify(data))),
       'JSON.stringify of the same data',
     );
     add(
       "all of it (the answer's data as the server makes it), never asked",
-      await median(() => postQueryBuilder(backend, fresh())),
+      await timed(() => postQueryBuilder(backend, fresh())),
     );
   } finally {
     raw?.close();

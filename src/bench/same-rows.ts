@@ -5,6 +5,7 @@
  * order, limit and offset. Requests of the two kinds alternate, so that the machine's noise falls on both.
  */
 import http from 'node:http';
+import { median } from './median.js';
 
 export interface SameRows {
   rows: number;
@@ -81,8 +82,7 @@ export async function sameRows(base: string, sizes = [20, 400]): Promise<SameRow
         get.push(g.ms);
         post.push(p.ms);
       }
-      const median = (times: number[]) => times.sort((a, b) => a - b)[times.length >> 1]!;
-      const [getMs, postMs] = [median(get), median(post)];
+      const [getMs, postMs] = [median(get)!, median(post)!];
       out.push({
         rows,
         getMs: Number(getMs.toFixed(2)),

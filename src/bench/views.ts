@@ -17,6 +17,7 @@ import { structuresArchive } from './optimade-data.js';
 import { launchChromium } from './page-load.js';
 import { loadAverage } from './process-table.js';
 import { untilReady } from './pg-scale.js';
+import { median } from './median.js';
 
 /** A view to time: its path and a test, run in the page, of its first content being on screen. */
 export interface TimedView {
@@ -45,10 +46,6 @@ export interface ViewTiming {
 }
 
 const TARGET_MS = 1000;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
-};
 
 const hasDigits = (selector: string) =>
   `return /\\d/.test(document.querySelector(${JSON.stringify(selector)})?.textContent ?? '')`;
@@ -121,8 +118,8 @@ export async function timeViews(
         coldFirstContentMs: cold,
         firstContentMs,
         settledMs,
-        medianFirstContentMs: median(firstContentMs),
-        medianSettledMs: median(settledMs),
+        medianFirstContentMs: median(firstContentMs) ?? 0,
+        medianSettledMs: median(settledMs) ?? 0,
       },
     ];
     // The answer to the reader's action is its own view: its first content is timed from the action.
@@ -133,8 +130,8 @@ export async function timeViews(
         coldFirstContentMs: coldThen,
         firstContentMs: thenMs,
         settledMs: thenMs,
-        medianFirstContentMs: median(thenMs),
-        medianSettledMs: median(thenMs),
+        medianFirstContentMs: median(thenMs) ?? 0,
+        medianSettledMs: median(thenMs) ?? 0,
       });
     for (const timing of timings) {
       log(
