@@ -14,7 +14,8 @@ import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import { richFile } from './conformance/corpus.js';
 import { ARCHIVES, loadArchiveCase, replayArchive, type Verdict } from './conformance/replay.js';
 import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { tempDir } from './support/temp.js';
 
 type Case = {
@@ -45,7 +46,7 @@ for (const name of ARCHIVES) {
       }),
   });
 }
-if (postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES) {
+if (withPostgres) {
   cases.push({
     label: 'rich as core.psql_dos',
     data: richPsql,

@@ -7,7 +7,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIntoPostgres } from '../src/bench/pg-load.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { compileQuery, countQuery, parseQueryDict, prepareQuery, runQuery } from '../src/query/index.js';
 import { openArchive } from '../src/storage/index.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
@@ -83,38 +84,35 @@ describe('counts of linked nodes', () => {
     expect(await countQuery(archive.db, prepareQuery(links(busiest.id), 'sqlite'))).toBe(busiest.n);
   });
 
-  describe.skipIf(!(postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES))(
-    'on PostgreSQL',
-    () => {
-      let cluster: Cluster;
-      let client: pg.Client;
-      beforeAll(async () => {
-        cluster = await startCluster();
-        cluster.sql('postgres', 'CREATE DATABASE bench');
-        await loadIntoPostgres((archive.db as SqlitePool).file, cluster.url('bench'));
-        client = new pg.Client({ connectionString: cluster.url('bench') });
-        await client.connect();
-      }, 120_000);
-      afterAll(async () => {
-        await client?.end();
-        cluster?.destroy();
-      });
+  describe.skipIf(!withPostgres)('on PostgreSQL', () => {
+    let cluster: Cluster;
+    let client: pg.Client;
+    beforeAll(async () => {
+      cluster = await startCluster();
+      cluster.sql('postgres', 'CREATE DATABASE bench');
+      await loadIntoPostgres((archive.db as SqlitePool).file, cluster.url('bench'));
+      client = new pg.Client({ connectionString: cluster.url('bench') });
+      await client.connect();
+    }, 120_000);
+    afterAll(async () => {
+      await client?.end();
+      cluster?.destroy();
+    });
 
-      it('count the links of a node from the links alone, and the same number', async () => {
-        const { count } = compileQuery(parseQueryDict(links(busiest.id)), 'postgres');
-        const plan = await client.query({ text: `EXPLAIN (FORMAT JSON) ${count.sql}`, values: count.params });
-        const relations: string[] = [];
-        const walk = (n: Record<string, unknown>) => {
-          if (typeof n['Relation Name'] === 'string') relations.push(n['Relation Name']);
-          for (const child of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-        };
-        walk((plan.rows[0]['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
-        // The node the path names (one row by its key) and its links: no pass over the other nodes.
-        expect(relations.filter((r) => r === 'db_dbnode')).toHaveLength(1);
-        expect(relations).toContain('db_dblink');
-        const n = await client.query({ text: count.sql, values: count.params });
-        expect(Number(n.rows[0].n)).toBe(busiest.n);
-      });
-    },
-  );
+    it('count the links of a node from the links alone, and the same number', async () => {
+      const { count } = compileQuery(parseQueryDict(links(busiest.id)), 'postgres');
+      const plan = await client.query({ text: `EXPLAIN (FORMAT JSON) ${count.sql}`, values: count.params });
+      const relations: string[] = [];
+      const walk = (n: Record<string, unknown>) => {
+        if (typeof n['Relation Name'] === 'string') relations.push(n['Relation Name']);
+        for (const child of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk((plan.rows[0]['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+      // The node the path names (one row by its key) and its links: no pass over the other nodes.
+      expect(relations.filter((r) => r === 'db_dbnode')).toHaveLength(1);
+      expect(relations).toContain('db_dblink');
+      const n = await client.query({ text: count.sql, values: count.params });
+      expect(Number(n.rows[0].n)).toBe(busiest.n);
+    });
+  });
 });

@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
@@ -31,7 +32,6 @@ const rich = richFile('rich.aiida');
 const packed = richFile('rich-container-packed.tar.gz');
 const loose = richFile('rich-container-loose.tar.gz');
 const dump = richFile('rich-psql.sql.gz');
-const withPostgres = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 const open: { label: string; skip: boolean; open: () => Promise<StorageBackend> }[] = [
   {

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
@@ -19,10 +20,7 @@ import { tempDir } from './support/temp.js';
 
 const dump = richFile('rich-psql.sql.gz');
 const loose = richFile('rich-container-loose.tar.gz');
-const withPostgres =
-  (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) &&
-  existsSync(dump) &&
-  existsSync(loose);
+const postgresCase = withPostgres && existsSync(dump) && existsSync(loose);
 const temp = () => tempDir('quarry-bounds-');
 
 let cluster: Cluster | undefined;
@@ -36,7 +34,7 @@ const BACKENDS: { label: string; skip: boolean; open: () => Promise<StorageBacke
   },
   {
     label: 'PostgreSQL',
-    skip: !withPostgres,
+    skip: !postgresCase,
     open: async () => {
       cluster = await startCluster();
       cluster.restore('rich', dump);

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { keptGetUse } from '../src/ops/kept-gets.js';
 import { buildApp } from '../src/server/app.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
@@ -18,8 +19,6 @@ import { richFile } from './conformance/corpus.js';
 import { richPostgresProfile, sqliteDosFolder } from './support/profile-fixtures.js';
 import { countStatements } from './support/statements.js';
 import { tempDir } from './support/temp.js';
-
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 const hits = (kind: string) => keptGetUse().get(kind as never)?.hits ?? 0;
 
@@ -147,7 +146,7 @@ describe('kept GET answers on a live core.sqlite_dos profile', () => {
   }, 0);
 });
 
-describe.skipIf(!available)('kept GET answers on a live PostgreSQL profile', () => {
+describe.skipIf(!withPostgres)('kept GET answers on a live PostgreSQL profile', () => {
   keptWhileUnchanged(async () => {
     const cluster: Cluster = await startCluster();
     try {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import { richFile } from './conformance/corpus.js';
@@ -16,7 +17,6 @@ import { tempDir } from './helpers.js';
 import { ODD, oddArchive, oddContainer, oddPostgresInsert, oddSqliteDos } from './support/odd-data.js';
 
 const dump = richFile('rich-psql.sql.gz');
-const withPostgres = postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES === '1';
 let cluster: Cluster | undefined;
 
 type Storage = 'archive' | 'sqlite_dos' | 'postgres';

@@ -5,7 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
 import type { StorageBackend } from '../src/storage/types.js';
@@ -14,9 +15,8 @@ import { unpackContainer } from './support/profile-fixtures.js';
 import { tempDir } from './support/temp.js';
 
 const dump = richFile('rich-psql.sql.gz');
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
-describe.skipIf(!available)('readiness of a PostgreSQL source', () => {
+describe.skipIf(!withPostgres)('readiness of a PostgreSQL source', () => {
   let cluster: Cluster;
   let backend: StorageBackend;
   let app: FastifyInstance;

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import { openArchive } from '../src/storage/index.js';
@@ -193,8 +194,7 @@ describe('live profiles of the rich data', () => {
     expect(statSync(table).mtimeMs).toBe(built);
   });
 
-  const pgAvailable =
-    (postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES) && existsSync(DUMP);
+  const pgAvailable = withPostgres && existsSync(DUMP);
   it.skipIf(!pgAvailable)(
     'PostgreSQL: the same entries, and a new structure is listed after the insert',
     async () => {

@@ -5,11 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable } from '../src/bench/pg-schema.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { creationStatistics } from '../src/storage/aggregates.js';
 import { PostgresDatabase } from '../src/storage/postgres/database.js';
-
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 /** [node_type, ctime as UTC text, user] */
 const NODES: [string, string, number][] = [
@@ -26,7 +25,7 @@ const NODES: [string, string, number][] = [
   ['data.core.int.Int.', '2021-06-30 23:59:59.999999', 2],
 ];
 
-describe.skipIf(!available)('creation statistics on PostgreSQL', () => {
+describe.skipIf(!withPostgres)('creation statistics on PostgreSQL', () => {
   let cluster: Cluster;
   let db: PostgresDatabase;
   let empty: PostgresDatabase;

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchBackend } from '../src/bench/backend.js';
 import { copyText, loadIntoPostgres, type LoadReport } from '../src/bench/pg-load.js';
 import { schemaIndexNames } from '../src/bench/pg-schema.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
@@ -21,13 +22,12 @@ import type { StorageBackend } from '../src/storage/types.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
 
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 const dump = richFile('rich-psql.sql.gz');
 
 /** Text that COPY's text format must escape, in a label and a description of one node. */
 const AWKWARD = 'tab\there, line\nbreak, return\r, back\\slash \\N and \u00e9';
 
-describe.skipIf(!available)('loading an archive into PostgreSQL for the benchmark', () => {
+describe.skipIf(!withPostgres)('loading an archive into PostgreSQL for the benchmark', () => {
   let cluster: Cluster;
   let archive: StorageBackend;
   let sqlite: string;

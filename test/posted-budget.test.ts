@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOIN_QUERY } from '../src/bench/never-asked.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openArchive } from '../src/storage/index.js';
 import { openSqliteDos } from '../src/storage/profiles.js';
@@ -47,7 +48,7 @@ const storages: [string, () => Promise<StorageBackend>][] = [
       ),
   ],
   // PostgreSQL needs its binaries (.ci/run installs them); left out without them.
-  ...(postgresBin() !== undefined || process.env.QUARRY_REQUIRE_POSTGRES
+  ...(withPostgres
     ? [['a live PostgreSQL profile', postgresProfile] as [string, () => Promise<StorageBackend>]]
     : []),
 ];

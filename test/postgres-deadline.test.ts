@@ -4,13 +4,12 @@
  * skips without it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { PostgresDatabase } from '../src/storage/postgres/database.js';
 import { QueryTimeoutError, ServerBusyError } from '../src/storage/types.js';
 
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
-
-describe.skipIf(!available)('PostgreSQL queries under a request deadline', () => {
+describe.skipIf(!withPostgres)('PostgreSQL queries under a request deadline', () => {
   let cluster: Cluster;
   let db: PostgresDatabase;
   const sleeping = () =>

@@ -15,13 +15,12 @@ import type { PostgresServers } from '../src/storage/postgres/servers.js';
 import { openPostgresUrl, openProfile } from '../src/storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { unpackContainer } from './support/profile-fixtures.js';
 import { tempDir } from './support/temp.js';
 
 const dump = richFile('rich-psql.sql.gz');
-// CI sets QUARRY_REQUIRE_POSTGRES, so that a failed install fails these tests instead of skipping them.
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 /** An AiiDA configuration (`.aiida/config.json` in a folder of its own) with one core.psql_dos profile. */
 function aiidaConfig(name: string, settings: Record<string, unknown>): string {
@@ -33,7 +32,7 @@ function aiidaConfig(name: string, settings: Record<string, unknown>): string {
   return file;
 }
 
-describe.skipIf(!available)('PostgreSQL profile under faults', () => {
+describe.skipIf(!withPostgres)('PostgreSQL profile under faults', () => {
   let cluster: Cluster;
   let repository: string;
   let backend: StorageBackend;

@@ -6,7 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openContainer } from '../src/storage/disk-objectstore.js';
 import { openPostgres } from '../src/storage/postgres/backend.js';
@@ -18,7 +19,6 @@ import { unpackContainer } from './support/profile-fixtures.js';
 import { tempDir } from './support/temp.js';
 
 const dump = richFile('rich-psql.sql.gz');
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +37,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-describe.skipIf(!available)('PostgreSQL with a streaming read replica', () => {
+describe.skipIf(!withPostgres)('PostgreSQL with a streaming read replica', () => {
   let primary: Cluster;
   let standby: Cluster;
   let repository: string;

@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBin, startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { withPostgres } from './support/postgres.js';
 import { statisticsJson, typeCountsOf, warmSummaries } from '../src/rest/node-summaries.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
 import type { Database, StorageBackend } from '../src/storage/types.js';
@@ -17,7 +18,6 @@ import { cli, serveProcesses, until } from './support/serving.js';
 import { tempDir } from './support/temp.js';
 
 const dump = richFile('rich-psql.sql.gz');
-const available = postgresBin() !== undefined || !!process.env.QUARRY_REQUIRE_POSTGRES;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The storage with its statements that read the nodes counted: a summary computed reads every node. */
@@ -34,7 +34,7 @@ function counted(backend: StorageBackend) {
   return { backend: Object.create(backend, { db: { value: view } }) as StorageBackend, reads };
 }
 
-describe.skipIf(!available)('summaries kept across restarts', () => {
+describe.skipIf(!withPostgres)('summaries kept across restarts', () => {
   let cluster: Cluster;
   let container: string;
   let cacheDir: string;
