@@ -2,7 +2,7 @@
  * A posted query is the client's own: its statements run in the heavy lane, where clients take turns and which
  * never takes every connection (src/storage/admission.ts), on every storage. On a live profile the tag hook asks
  * the data version before the handler, under a budget made for the request then; the handler's statements must
- * still run as posted ones.
+ * still run as posted ones, and the version is read once for the whole request.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,8 +57,16 @@ describe.each(storages)('the budget of requests on %s', (_name, open) => {
   let app: FastifyInstance;
   let backend: StorageBackend;
   let seen: (QueryBudget | undefined)[];
+  /** How often the storage's data version was read (a live profile's; an archive has none). */
+  let versionReads = 0;
   beforeAll(async () => {
     backend = await open();
+    const read = backend.dataVersion;
+    if (read !== undefined)
+      (backend as { dataVersion?: () => Promise<string> }).dataVersion = function (this: StorageBackend) {
+        versionReads++;
+        return read.call(this);
+      };
     app = await buildApp({ backends: [backend] });
     seen = recordBudgets(backend.db);
   }, 60_000);
@@ -82,5 +90,19 @@ describe.each(storages)('the budget of requests on %s', (_name, open) => {
     expect(answer.statusCode).toBe(200);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.filter((budget) => budget?.heavy === true)).toEqual([]);
+  });
+
+  it('reads the data version once a request: its tag, its kept name and its summaries name the same', async () => {
+    const once = backend.dataVersion === undefined ? 0 : 1;
+    versionReads = 0;
+    const body = { ...JOIN_QUERY, filters: { c: { id: { '>': -8 } } } };
+    expect(
+      (await app.inject({ method: 'POST', url: '/api/v4/querybuilder/', payload: body })).statusCode,
+    ).toBe(200);
+    expect(versionReads).toBe(once);
+    versionReads = 0;
+    const page = await app.inject({ method: 'GET', url: '/api/v4/nodes/page/1/?perpage=9&orderby=-ctime' });
+    expect(page.statusCode).toBe(200);
+    expect(versionReads).toBe(once);
   });
 });
