@@ -198,7 +198,7 @@ export async function openSqliteDos(
     db,
     repository,
     // The database file (and its write-ahead log) change whenever AiiDA writes.
-    // One stat a file: asked for every request, twice for a posted one.
+    // One stat a file, once a request (src/storage/budgeted.ts).
     dataVersion: async () =>
       [dbFile, `${dbFile}-wal`]
         .map((f) => {
