@@ -1,6 +1,7 @@
 // Run at install (`npm install`, `npm ci`, and when the package is installed as a dependency): builds the
 // SQLite extensions of native/ against the SQLite headers better-sqlite3 ships: statement-deadline.c (stops a
-// statement run in the serving thread at its time) and http-date.c (dates of records SQLite writes as JSON).
+// statement run in the serving thread at its time), http-date.c (dates of records SQLite writes as JSON) and
+// memory-trim.c (a quiet process gives its freed heap memory back).
 // Without them (no C compiler, not Linux) Quarry works as before: statements of unknown cost run in query
 // processes only, and posted queries' records are written in JavaScript. So a failure here warns and does not
 // fail the install.
@@ -26,6 +27,12 @@ const EXTENSIONS = [
     args: [],
     libraries: [],
     without: "posted queries' records will be written in JavaScript",
+  },
+  {
+    name: 'memory-trim',
+    args: [],
+    libraries: [],
+    without: 'a quiet process keeps the heap memory its last load freed',
   },
 ];
 

@@ -6,6 +6,7 @@ import { isServingProcess, reportServing, superviseProcesses } from '../cli/proc
 import { buildApp } from '../server/app.js';
 import { warmUp } from '../ops/warm-up.js';
 import { collectWhenQuiet } from '../util/idle-memory.js';
+import { trimHeap } from '../storage/sqlite-extensions.js';
 import { BENCH_KEPT_FILE, BENCH_KEPT_GETS, BENCH_METRICS, benchBackend } from './backend.js';
 
 const [processes, file, pgUrl] = process.argv.slice(2);
@@ -31,7 +32,7 @@ if (Number(processes) > 1 && !isServingProcess()) {
     process.stderr.write(`warm-up failed: ${error.message}\n`),
   );
   // As `quarry serve` does: the memory of a load is given back once the process is quiet.
-  collectWhenQuiet();
+  collectWhenQuiet(undefined, undefined, trimHeap);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (isServingProcess()) reportServing([backend.name]);

@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { keptGets } from '../http/kept-answers.js';
 import { collectGarbage, collectWhenQuiet } from '../util/idle-memory.js';
+import { trimHeap } from '../storage/sqlite-extensions.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { DEFAULT_IDLE_MS, defaultFileBudget, fileBudget, processFileLimit } from '../storage/file-budget.js';
 import { openArchive } from '../storage/index.js';
@@ -108,6 +109,7 @@ function boundOpenFiles(options: ServeOptions) {
   fileBudget.onIdle(() => {
     keptGets.clear();
     collectGarbage();
+    trimHeap();
   });
 }
 
@@ -177,7 +179,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
   else announce(names, options, port, 1);
   const held = portal === undefined ? backends : [portal];
   shutDownOnSignals(app, held, (options.shutdownTimeout ?? 10) * 1000);
-  collectWhenQuiet();
+  collectWhenQuiet(undefined, undefined, trimHeap);
   if (portal !== undefined) {
     portal.watcher.watch(options.watchInterval ?? 5);
     // SIGHUP: the sources file (and the folders) are read again; the supervisor passes the signal on.

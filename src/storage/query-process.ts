@@ -26,6 +26,7 @@ try {
   process.send({ error: errorText(error) }, () => process.exit(1));
 }
 if (own) process.on('message', ({ sql, params, arrays }) => answer(() => own, 1000, sql, params, arrays));
+if (own) trimWhenQuiet(require(driver));
 if (own) process.send({ ready: true });
 `;
 
@@ -52,6 +53,7 @@ export class QueryProcess extends QueryChild {
       [
         `--max-old-space-size=${options.heapMb}`,
         '--max-semi-space-size=1',
+        '--expose-gc',
         '-e',
         SOURCE,
         DRIVER,

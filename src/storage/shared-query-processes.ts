@@ -21,6 +21,7 @@ const [driver, keepText] = process.argv.slice(1);
 const keep = Number(keepText);
 ${CHILD_PRELUDE}
 const Database = require(driver);
+trimWhenQuiet(Database);
 const open = new Map();
 function database(file, unchanging) {
   let entry = open.get(file);
@@ -64,7 +65,15 @@ export class SharedQueryProcess extends QueryChild {
     super(
       spawn(
         process.execPath,
-        [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=1', '-e', SOURCE, DRIVER, String(keep)],
+        [
+          `--max-old-space-size=${heapMb}`,
+          '--max-semi-space-size=1',
+          '--expose-gc',
+          '-e',
+          SOURCE,
+          DRIVER,
+          String(keep),
+        ],
         { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' },
       ),
     );

@@ -39,20 +39,42 @@ const GROWN_BYTES = 32 * 1024 * 1024;
  * process's heap grew from 43 to 230 MB under 16 clients posting never-asked grid queries (418 kB answers, their
  * rows made into values and written) and stayed there after the load, on every serving process. Checked every
  * few seconds from the event loop's own accounting (nothing on the request path); a collection runs only after
- * an interval with the loop next to idle and the heap grown since the last one. Returns the stopper.
+ * an interval with the loop next to idle and the heap grown since the last one. `trim` then runs once per quiet
+ * spell after a busy one: most of a load's memory is the C allocator's (answers' buffers, SQLite's results), which
+ * keeps what was freed unless asked to give it back. Returns the stopper.
  */
-export function collectWhenQuiet(checkMs = QUIET_CHECK_MS, grownBytes = GROWN_BYTES): () => void {
+export function collectWhenQuiet(
+  checkMs = QUIET_CHECK_MS,
+  grownBytes = GROWN_BYTES,
+  trim?: () => void,
+): () => void {
   let last = performance.eventLoopUtilization();
   let collectedAt = process.memoryUsage().heapTotal;
+  let busySinceTrim = false;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const heap = process.memoryUsage().heapTotal;
-    if (busy < QUIET_UTILIZATION && heap - collectedAt > grownBytes) {
+    if (busy >= QUIET_UTILIZATION) {
+      busySinceTrim = true;
+      if (heap < collectedAt) collectedAt = heap;
+      return;
+    }
+    const trimming = trim !== undefined && busySinceTrim;
+    // Before a trim, the collection frees the buffers that unreachable objects still hold, so that their memory
+    // is the allocator's to give back (V8 alone collects them at some later time, and the trim would be early).
+    if (trimming || heap - collectedAt > grownBytes) {
       collectGarbage();
       collectedAt = process.memoryUsage().heapTotal;
     } else if (heap < collectedAt) collectedAt = heap;
+    if (trimming) {
+      busySinceTrim = false;
+      trim();
+    }
+    // This work is not the load's: counted, a collection of a large heap would make the next look busy, and
+    // every other look would collect again.
+    last = performance.eventLoopUtilization();
   }, checkMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -40,8 +40,9 @@ describe('the npm package', () => {
     }
   });
 
-  it('has built its SQLite extension at install (it stops statements run in the serving thread)', () => {
-    expect(existsSync(join(installed, 'node_modules/quarry/build/statement-deadline.so'))).toBe(true);
+  it('has built its SQLite extensions at install (statements stopped in the serving thread, memory given back)', () => {
+    for (const name of ['statement-deadline', 'http-date', 'memory-trim'])
+      expect(existsSync(join(installed, `node_modules/quarry/build/${name}.so`)), name).toBe(true);
   });
 
   it('says its version', () => {
