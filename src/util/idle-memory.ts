@@ -56,9 +56,9 @@ export function collectWhenQuiet(
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const heap = process.memoryUsage().heapTotal;
+    if (heap < collectedAt) collectedAt = heap;
     if (busy >= QUIET_UTILIZATION) {
       busySinceTrim = true;
-      if (heap < collectedAt) collectedAt = heap;
       return;
     }
     const trimming = trim !== undefined && busySinceTrim;
@@ -67,7 +67,7 @@ export function collectWhenQuiet(
     if (trimming || heap - collectedAt > grownBytes) {
       collectGarbage();
       collectedAt = process.memoryUsage().heapTotal;
-    } else if (heap < collectedAt) collectedAt = heap;
+    }
     if (trimming) {
       busySinceTrim = false;
       trim();
