@@ -3,11 +3,11 @@
  * nothing allocates (measured: 43 -> 230 MB per serving process after never-asked grid queries, for good), and
  * glibc keeps what was freed in its heap unless asked (100-110 MB after a benchmark's load, against 60 idle).
  */
-import { readFileSync } from 'node:fs';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { collectGarbage, collectWhenQuiet } from '../src/util/idle-memory.js';
 import { MEMORY_TRIM_EXTENSION, trimHeap } from '../src/storage/sqlite-extensions.js';
+import { anonymousBytes } from './support/process-memory.js';
 
 /**
  * Full collections the process was asked for (V8 makes others on its own, when it allocates). A forced collection
@@ -97,10 +97,6 @@ describe('memory given back when quiet', () => {
     }
   });
 });
-
-/** This process's own anonymous memory, in bytes. */
-const anonymousBytes = () =>
-  1024 * Number(/RssAnon:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
 
 describe.skipIf(MEMORY_TRIM_EXTENSION === undefined)('the heap trimmed (native/memory-trim.c)', () => {
   it('gives freed memory back to the system', () => {

@@ -3,35 +3,27 @@
  * (src/storage/query-child.ts, native/memory-trim.c): otherwise each kept 70 MB after a benchmark's load, where it
  * idles at 25.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { MEMORY_TRIM_EXTENSION } from '../src/storage/sqlite-extensions.js';
 import { tempDir } from './helpers.js';
+import { anonymousBytes } from './support/process-memory.js';
+import { childrenOf } from './support/serving.js';
 
 const MB = 1024 * 1024;
 
 /** This process's query processes (children run with --expose-gc), by pid. */
-function queryProcesses(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+const queryProcesses = () =>
+  childrenOf(process.pid).filter((pid) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('--expose-gc'))
-        found.push(Number(entry));
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--expose-gc');
     } catch {
-      // Ended while read.
+      return false; // Ended while read.
     }
-  }
-  return found;
-}
-
-const anonymousBytes = (pid: number) =>
-  1024 * Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  });
 
 describe.skipIf(MEMORY_TRIM_EXTENSION === undefined)('a quiet query process', () => {
   let pool: SqlitePool;
