@@ -7,9 +7,12 @@
  * thread runs one statement at a time, so one watcher and one armed statement serve every connection of the
  * process.
  *
- * Arming never wakes the watcher while it is looking (it looks every SLICE until LINGER has passed without an
- * arm), because waking a sleeping thread costs more than a quick statement on a virtual machine. A deadline is
- * therefore kept to within one SLICE.
+ * The watcher looks when the armed statement's deadline comes, and while statements keep being armed it looks
+ * again one budget after a look that found none armed (the next statement's deadline is at least that far):
+ * arming wakes it only when the new deadline comes before its next look (the first arm after a pause, or a
+ * shorter budget than the last), because waking a thread costs more than a quick statement on a virtual
+ * machine: looking every 2 ms instead cost the watcher 9-17 µs of CPU per never-asked posted query at one
+ * client, against about 6 now. After LINGER without an arm it sleeps until the next one.
  */
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
@@ -18,17 +21,19 @@ SQLITE_EXTENSION_INIT1
 #include <stdint.h>
 #include <time.h>
 
-#define SLICE_NS 2000000LL    /* how often the watcher looks while statements are being armed */
-#define LINGER_NS 200000000LL /* how long it keeps looking after the last arm before it sleeps */
+#define SLICE_NS 2000000LL    /* how often a statement past its deadline is interrupted, and the shortest wait */
+#define LINGER_NS 200000000LL /* how long the watcher keeps looking after the last arm before it sleeps */
+#define ASLEEP INT64_MAX      /* the watcher's next look: none until an arm wakes it */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
 static pthread_once_t started = PTHREAD_ONCE_INIT;
 static int start_failed = 0;
-static int sleeping = 0;
 static sqlite3 *armed_db = 0;
 static int64_t deadline_ns = 0;
 static int64_t last_arm_ns = 0;
+static int64_t budget_ns = 0;
+static int64_t next_look_ns = ASLEEP;
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -49,21 +54,23 @@ static void *watch(void *unused) {
   for (;;) {
     int64_t now = now_ns();
     /*
-     * Again at every look until the statement is disarmed: an interrupt that comes while no statement of the
+     * Again every SLICE until the statement is disarmed: an interrupt that comes while no statement of the
      * connection runs (the serving thread was taken off its core between the arm and the statement's first
      * step) is forgotten when the statement starts, and the statement would run to its end.
      */
     if (armed_db != 0 && now >= deadline_ns) sqlite3_interrupt(armed_db);
-    if (armed_db == 0 && now - last_arm_ns > LINGER_NS) {
-      sleeping = 1;
+    if (armed_db != 0)
+      next_look_ns = deadline_ns > now ? deadline_ns : now + SLICE_NS;
+    else if (now - last_arm_ns > LINGER_NS)
+      next_look_ns = ASLEEP;
+    else
+      next_look_ns = now + (budget_ns > SLICE_NS ? budget_ns : SLICE_NS);
+    if (next_look_ns == ASLEEP) {
       pthread_cond_wait(&wake, &lock);
-      sleeping = 0;
-      continue;
+    } else {
+      struct timespec t = at(next_look_ns);
+      pthread_cond_timedwait(&wake, &lock, &t);
     }
-    int64_t until = now + SLICE_NS;
-    if (armed_db != 0 && deadline_ns > now && deadline_ns < until) until = deadline_ns;
-    struct timespec t = at(until);
-    pthread_cond_timedwait(&wake, &lock, &t);
   }
   return 0;
 }
@@ -91,9 +98,10 @@ static void arm(sqlite3_context *context, int argc, sqlite3_value **argv) {
   int64_t now = now_ns();
   pthread_mutex_lock(&lock);
   armed_db = sqlite3_context_db_handle(context);
-  deadline_ns = now + ms * 1000000LL;
+  budget_ns = ms * 1000000LL;
+  deadline_ns = now + budget_ns;
   last_arm_ns = now;
-  if (sleeping) pthread_cond_signal(&wake);
+  if (deadline_ns < next_look_ns) pthread_cond_signal(&wake);
   pthread_mutex_unlock(&lock);
   sqlite3_result_null(context);
 }

@@ -126,7 +126,7 @@ describe('statements in the serving thread', () => {
       expect(pool.runsInline(SLOW)).toBe(true);
       const { rows, heldMs } = await timed(() => pool.all(SLOW));
       expect(rows).toEqual([{ n: 20_000_000 }]);
-      // Stopped at 5 ms, give or take the watcher's 2 ms and a busy machine's scheduling; the whole run takes seconds.
+      // Stopped at 5 ms (the watcher looks then), give or take a busy machine's scheduling; the whole run takes seconds.
       expect(heldMs).toBeLessThan(150);
       expect(pool.processIds).toHaveLength(1);
       // Its shape stays in processes: with other values too, it is not tried in this thread again.

@@ -76,12 +76,23 @@ const COMPRESSED_MAGIC: readonly Buffer[] = [
   Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]), // 7z
 ];
 
+const RIFF = Buffer.from('RIFF');
+const WEBP = Buffer.from('WEBP');
+
+/**
+ * Byte by byte, without a view of the head per format: every answer of a few kB or more is checked (a JSON
+ * answer at its first byte), and the views were a kilobyte of garbage an answer.
+ */
+function hasAt(head: Buffer, magic: Buffer, at = 0): boolean {
+  if (head.length < at + magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (head[at + i] !== magic[i]) return false;
+  return true;
+}
+
 export function isCompressedFormat(head: Buffer): boolean {
-  if (COMPRESSED_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) return true;
+  for (const magic of COMPRESSED_MAGIC) if (hasAt(head, magic)) return true;
   // WebP: RIFF....WEBP
-  return (
-    head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP'
-  );
+  return hasAt(head, RIFF) && hasAt(head, WEBP, 8);
 }
 
 /** Clients send one of a few Accept-Encoding headers again and again: each is read once. */

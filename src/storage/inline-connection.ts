@@ -69,7 +69,7 @@ export class InlineConnection {
     return statement;
   }
 
-  /** `all`, stopped with InlineStopped once it has run `ms` milliseconds (give or take 2 ms). */
+  /** `all`, stopped with InlineStopped once it has run `ms` milliseconds (the watcher looks at that time). */
   within({ sql, params }: SqlStatement, arrays: boolean, ms: number): unknown[] {
     if (this.arm === undefined || this.disarm === undefined) throw new InlineStopped('cannot be stopped');
     // Prepared before the arm: the time is the statement's run, not its planning.

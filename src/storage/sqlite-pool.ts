@@ -62,8 +62,8 @@ const INLINE_MS = 1;
 /**
  * A statement of a shape never run, or expected to take less than this, runs in this thread first and is
  * stopped at this time (inline-connection.ts); a stopped one runs again in a query process. The serving thread
- * is held at most this long (and the watcher's 2 ms) for a statement that turns out slow, twice as long for one
- * that writes the answer's JSON (SqlStatement.writesAnswer).
+ * is held at most this long (the watcher looks at the deadline) for a statement that turns out slow, twice as long
+ * for one that writes the answer's JSON (SqlStatement.writesAnswer).
  */
 const INLINE_BUDGET_MS = 5;
 /** Statements run in the serving thread by the budget of any pool of this process, by outcome (for /metrics). */
@@ -200,7 +200,11 @@ export class SqlitePool implements Database {
 
   private run(statement: SqlStatement, arrays: boolean, budget?: QueryBudget): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
-    const measuredAs = this.unchanging && !statement.pointLookup ? this.statementKey(statement) : undefined;
+    const posted = budget?.heavy === true;
+    // A posted query's statement is not known by its values: the same body asked again is answered from the
+    // kept answers, and never-asked bodies filled the map with keys of a kilobyte kept for thousands of requests.
+    const measuredAs =
+      this.unchanging && !statement.pointLookup && !posted ? this.statementKey(statement) : undefined;
     if (statement.pointLookup || (measuredAs !== undefined && this.quick.get(measuredAs) === true)) {
       try {
         return Promise.resolve(this.inlineConnection().all(statement, arrays));
@@ -211,7 +215,6 @@ export class SqlitePool implements Database {
     // The request's deadline, and never more than the storage's own limit for one statement.
     const deadline = Math.min(budget?.deadline ?? Infinity, Date.now() + this.timeoutMs);
     const name = this.sqlName(statement.sql);
-    const posted = budget?.heavy === true;
     const keptAs = measuredAs === undefined ? undefined : `${arrays ? 'a' : 'o'}${measuredAs}`;
     const kept = keptAs === undefined ? undefined : this.keptRows.get(keptAs);
     if (kept !== undefined) return Promise.resolve(kept);
