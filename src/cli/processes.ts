@@ -52,9 +52,9 @@ const SEMI_SPACE_MB = 4;
 
 /**
  * Serving processes collect garbage in their own thread (`--single-threaded-gc`): there is one per core, so V8's
- * helper threads only took cores from the other serving processes, and woke idle cores at each collection. At one
- * client, a never-asked posted join cost 7 % less CPU per answer this way, the explorer's grid 10-20 % less (one
- * serving process of each kind in turns, docs/performance.md); at 16 and 64 clients the rates stayed the same.
+ * helper threads only took cores from the other serving processes. At one client, a never-asked posted join cost
+ * 4-7 % less CPU per answer this way, the explorer's grid 10-18 % less (servers of each kind in turns,
+ * docs/performance.md); at 16 and 64 clients the rates stayed the same.
  */
 const SERVING_FLAGS: readonly { name: string; flag: string }[] = [
   { name: 'max-semi-space-size', flag: `--max-semi-space-size=${SEMI_SPACE_MB}` },
