@@ -50,14 +50,15 @@ const prepared = new WeakMap<FastifyRequest, PreparedBudget>();
 /**
  * The budget of a request's queries, made before its handler runs (src/ops/etag.ts asks the data version with
  * it): a PostgreSQL source runs all of a budget's statements on one server, so the version a tag names is that
- * of the server the answer comes from. The handler's parseRequest takes it, once: a run again after a lost
+ * of the server the answer comes from (`steady`: the server OPTIMADE answers come from, see QueryBudget). The handler's parseRequest takes it, once: a run again after a lost
  * server gets a new budget, free to go to another server.
  */
-export function preparedBudget(ctx: AppContext, request: FastifyRequest): QueryBudget {
+export function preparedBudget(ctx: AppContext, request: FastifyRequest, steady = false): QueryBudget {
   const budget: PreparedBudget = {
     deadline: deadlines.get(request) ?? Date.now() + requestTimeLimitMs(ctx, request),
     client: clientOf(request, ctx.origin.trustProxy),
   };
+  if (steady) budget.steady = true;
   prepared.set(request, budget);
   return budget;
 }

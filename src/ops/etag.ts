@@ -102,12 +102,13 @@ function settingsOf(ctx: AppContext): string {
 /**
  * An archive's identity (constant), a live profile's data version, or nothing: not cacheable. The version is
  * asked with the budget the handler's queries will use, so on PostgreSQL it is that of the server the answer
- * comes from (a lagging replica's answers never carry the primary's version).
+ * comes from (a lagging replica's answers never carry the primary's version). OPTIMADE's answers all come
+ * from one server (`steady`), whose version their tags name.
  */
-function dataOf(ctx: AppContext, request: FastifyRequest, backend: StorageBackend) {
+function dataOf(ctx: AppContext, request: FastifyRequest, backend: StorageBackend, steady = false) {
   if (backend.identity !== undefined) return `a:${backend.identity}`;
   if (backend.dataVersion === undefined) return undefined;
-  const view = budgeted(backend, preparedBudget(ctx, request));
+  const view = budgeted(backend, preparedBudget(ctx, request, steady));
   return view.dataVersion!().then((v) => `v:${v}`);
 }
 
@@ -171,7 +172,7 @@ export function registerCaching(app: FastifyInstance, ctx: AppContext, options: 
       // A query string or profile the handler refuses: its 400 gets no tag.
       return done();
     }
-    const data = dataOf(ctx, request, backend);
+    const data = dataOf(ctx, request, backend, optimade);
     if (data === undefined) return done();
     const live = backend.identity === undefined;
     const decide = (version: string) => {

@@ -7,6 +7,7 @@
  * soon as its first pass is written; its symmetry is found afterwards (side-symmetry.ts), and a request that
  * needs the symmetry waits for it in the same way, then is answered 503 saying how far the pass is.
  */
+import { budgeted } from '../storage/budgeted.js';
 import { fileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
 import { within } from '../util/within.js';
@@ -106,7 +107,7 @@ export class SideTables {
     // Kept in the order they were last asked for, the least recent first.
     this.slots.delete(backend);
     this.slots.set(backend, (slot ??= {}));
-    const version = backend.identity ?? (await liveVersion(backend, slot));
+    const version = backend.identity ?? (await liveVersion(steadily(backend), slot));
     const options = { ...this.options(backend, queryTimeoutMs), signal: this.stopping.signal };
     if (slot.table?.version === version) {
       const table = slot.table;
@@ -115,7 +116,7 @@ export class SideTables {
       return needsSymmetry ? waitForSymmetry(symmetry, table.count, deadline) : table;
     }
     if (slot.pending?.version !== version) {
-      const done = openSideTable(backend, version, options).then(
+      const done = openSideTable(steadily(backend), version, options).then(
         async (table) => {
           const old = slot.table;
           slot.table = table;
@@ -165,7 +166,7 @@ export class SideTables {
       const holder: FileHolder = { files: PASS_FILES, busy: () => true, close: () => undefined };
       this.files.add(holder);
       try {
-        return await completeSymmetry(backend, table, report, options);
+        return await completeSymmetry(steadily(backend), table, report, options);
       } finally {
         this.files.remove(holder);
       }
@@ -252,6 +253,19 @@ export class SideTables {
     this.held.clear();
     await Promise.all(open.map((t) => t.close()));
   }
+}
+
+/**
+ * The source as its side table reads it. On PostgreSQL with read replicas, a check of the version, a build and
+ * a symmetry pass each read one server, the same every time (the primary before the replicas, see QueryBudget's
+ * `steady`), as the OPTIMADE requests do: statements in turn over the servers built tables that mixed a lagging
+ * replica's structures with the primary's, labelled with either's version, and rebuilt them as requests went to
+ * one server or the other. SQLite has one file to read.
+ */
+function steadily(backend: StorageBackend): StorageBackend {
+  return backend.db.dialect === 'postgres'
+    ? budgeted(backend, { deadline: Infinity, steady: true })
+    : backend;
 }
 
 /**

@@ -48,6 +48,12 @@ export interface QueryBudget {
    * true). Set false where requests crowd: the lanes take clients in turns, the thread in arrival order.
    */
   readonly inThread?: boolean;
+  /**
+   * On a source with read replicas, the statements go to one server chosen the same way every time (the
+   * primary, or with replicas only the first replica up) rather than in turn: reads that must agree with what
+   * other requests read (an OPTIMADE side table, built once and read by every request).
+   */
+  readonly steady?: boolean;
 }
 
 export interface Database {

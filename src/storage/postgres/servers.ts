@@ -2,7 +2,8 @@
  * The database servers of one PostgreSQL source: its primary and its read replicas (PostgreSQL's own streaming
  * standbys). Reads are spread over the servers that are up; all of one request's statements run on one server,
  * so that an answer never mixes servers (a page and its count, a summary and the data version it is kept
- * under). A server that fails is taken out and asked again in the background until it answers.
+ * under); reads that must agree across requests (a steady budget) go to the same server every time. A server
+ * that fails is taken out and asked again in the background until it answers.
  */
 import {
   DatabaseUnavailableError,
@@ -100,13 +101,17 @@ export class PostgresServers implements Database {
     }
   }
 
-  /** The request's server: chosen at its first statement, in turn among the servers that take reads. */
+  /**
+   * The request's server: chosen at its first statement, in turn among the servers that take reads, or for a
+   * steady budget the first of them (the primary before the replicas).
+   */
   private serverFor(budget: QueryBudget | undefined): Server {
     const pinned = budget && this.pins.get(budget);
     if (pinned) return pinned;
     const readable = this.readable();
+    const at = budget?.steady ? 0 : this.turn++ % Math.max(1, readable.length);
     // With every server out, the primary is asked (and answers 503 quickly while it is down).
-    const server = readable[this.turn++ % Math.max(1, readable.length)] ?? (this.servers[0] as Server);
+    const server = readable[at] ?? (this.servers[0] as Server);
     if (budget) this.pins.set(budget, server);
     return server;
   }
