@@ -50,8 +50,9 @@ const prepared = new WeakMap<FastifyRequest, PreparedBudget>();
 /**
  * The budget of a request's queries, made before its handler runs (src/ops/etag.ts asks the data version with
  * it): a PostgreSQL source runs all of a budget's statements on one server, so the version a tag names is that
- * of the server the answer comes from (`steady`: the server OPTIMADE answers come from, see QueryBudget). The handler's parseRequest takes it, once: a run again after a lost
- * server gets a new budget, free to go to another server.
+ * of the server the answer comes from (`steady`: the one OPTIMADE's answers come from, see QueryBudget). The
+ * handler's parseRequest takes it, once: a run again after a lost server gets a new budget, free to go to
+ * another server.
  */
 export function preparedBudget(ctx: AppContext, request: FastifyRequest, steady = false): QueryBudget {
   const budget: PreparedBudget = {
