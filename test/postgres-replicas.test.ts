@@ -219,6 +219,11 @@ describe.skipIf(!withPostgres)('OPTIMADE on a PostgreSQL source whose replica la
     const onStandby = Number(sql(standby, 'rich', structures));
     // The replica stops replaying: a structure added on the primary is not on it.
     standby.sql('postgres', 'SELECT pg_wal_replay_pause()');
+    // The standby pauses at the next record it replays: a transaction of the primary's makes one.
+    await until('the standby pauses its replay', () => {
+      primary.sql('postgres', 'SELECT txid_current()');
+      return sql(standby, 'postgres', 'SELECT pg_get_wal_replay_pause_state()') === 'paused';
+    });
     const uuid = sql(
       primary,
       'rich',
