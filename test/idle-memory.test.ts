@@ -99,7 +99,7 @@ describe('memory given back when quiet', () => {
 });
 
 describe.skipIf(MEMORY_TRIM_EXTENSION === undefined)('the heap trimmed (native/memory-trim.c)', () => {
-  it('gives freed memory back to the system', () => {
+  it('gives freed memory back to the system', async () => {
     // Buffers of 20 kB come from the C heap; a small one kept after every few holds its top, as a load's do.
     let buffers: Buffer[] = [];
     for (let i = 0; i < 3000; i++) {
@@ -109,8 +109,15 @@ describe.skipIf(MEMORY_TRIM_EXTENSION === undefined)('the heap trimmed (native/m
     buffers = buffers.filter((b) => b.length === 300);
     collectGarbage();
     const before = anonymousBytes();
-    expect(trimHeap()).toBe(true);
-    expect(before - anonymousBytes()).toBeGreaterThan(30 * MB);
+    // V8 frees the collected buffers' memory on a thread of its own, after the collection (on a slow machine, part
+    // of it only after a first trim): trimmed again until it has, for 2 s at most.
+    let given = 0;
+    for (let tries = 0; tries < 40 && given <= 30 * MB; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(trimHeap()).toBe(true);
+      given = before - anonymousBytes();
+    }
+    expect(given).toBeGreaterThan(30 * MB);
     expect(buffers).toHaveLength(1000);
   });
 });

@@ -25,12 +25,12 @@ afterAll(async () => {
 });
 
 /**
- * A count that takes a few hundred ms (counting to 3 million beside it): past the few ms a statement may run in
+ * A count that takes 100-400 ms (counting to a million beside it): past the few ms a statement may run in
  * the serving thread, so that it runs on the shared processes.
  */
 const count = {
   sql:
-    'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) ' +
+    'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) ' +
     'SELECT (SELECT count(*) FROM db_dbnode WHERE id > ?) AS n, count(*) AS counted FROM c',
   params: [0],
 };

@@ -46,10 +46,19 @@ describe.skipIf(missing !== undefined).each(RICH_SOURCES)('plots (rich data, %s)
         (await plot.locator(':scope > g > text[text-anchor="end"]').allTextContents()).map(Number);
 
       await plot.scrollIntoViewIfNeeded();
-      const box = (await plot.boundingBox())!;
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const readout = page.locator('[data-testid="plot-readout"] text');
+      // Moved at each look: on a busy machine the plot may still be laid out again after a first move, which then
+      // shows nothing, and a pointer that does not move makes no event.
+      let moves = 0;
       await expect
-        .poll(() => page.locator('[data-testid="plot-readout"] text').textContent())
+        .poll(
+          async () => {
+            const box = (await plot.boundingBox())!;
+            await page.mouse.move(box.x + box.width / 2 + (moves++ % 2), box.y + box.height / 2);
+            return (await readout.count()) > 0 ? readout.first().textContent() : undefined;
+          },
+          { timeout: 15_000 },
+        )
         .toMatch(/^band \d+: -?\d+\.\d{4} at \d+\.\d{4}$/);
 
       const form = page.getByRole('form', { name: 'Energy axis' });
