@@ -71,11 +71,13 @@ describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
         const serving = childrenOf(server.pid!);
         expect(serving).toHaveLength(2);
         // A smaller young generation keeps each serving process 25 to 35 MB smaller, and collecting in the
-        // serving thread leaves the other cores to the other serving processes (src/cli/processes.ts).
+        // serving thread leaves the other cores to the other serving processes, and without V8's memory reducer
+        // a quiet spell does not throw away their optimized code (src/cli/processes.ts).
         for (const pid of serving) {
           const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
           expect(args).toContain('--max-semi-space-size=4');
           expect(args).toContain('--single-threaded-gc');
+          expect(args).toContain('--no-memory-reducer');
         }
 
         process.kill(serving[0]!, 'SIGKILL');

@@ -31,26 +31,40 @@ export function collectGarbage(): void {
 const QUIET_CHECK_MS = 5_000;
 /** Quiet: the event loop busy less than this share of the last check's interval. */
 const QUIET_UTILIZATION = 0.01;
-/** The heap grown by at least this since the last collection: worth giving back. */
-const GROWN_BYTES = 32 * 1024 * 1024;
+/** The heap grown by at least this since the last collection: a load's, given back at the first quiet look. */
+const GROWN_BYTES = 64 * 1024 * 1024;
+/**
+ * How long a serving process stays quiet after a busy spell before it collects a smaller load's garbage. A full
+ * collection costs the next load more than that memory is worth for a while: V8 throws away the optimized code that
+ * held objects the collection freed (its trace: "marking dependent code for deoptimization, reason: weak objects",
+ * some 170 functions of the request path), and compiles it again once requests come. One client's never-asked
+ * joins after 25 s quiet cost 1,634, 2,043, 1,160, 1,048, 986 and 731 µs of CPU per answer a second apart, against
+ * 650-700 µs before (about 2 s of CPU in all); with no collection in the quiet spell, 772, 745 and 744. A load of a
+ * few seconds (one client's joins) grows the heap by about 40 MB.
+ */
+export const QUIET_SPELL_MS = 30_000;
 
 /**
  * Giving back the memory of a load once the process is quiet again, while its sources stay open: a serving
  * process's heap grew from 43 to 230 MB under 16 clients posting never-asked grid queries (418 kB answers, their
  * rows made into values and written) and stayed there after the load, on every serving process. Checked every
- * few seconds from the event loop's own accounting (nothing on the request path); a collection runs only after
- * an interval with the loop next to idle and the heap grown since the last one. `trim` then runs once per quiet
- * spell after a busy one: most of a load's memory is the C allocator's (answers' buffers, SQLite's results), which
- * keeps what was freed unless asked to give it back. Returns the stopper.
+ * few seconds from the event loop's own accounting (nothing on the request path). Most of a load's memory is the C
+ * allocator's (answers' buffers, SQLite's results), which keeps what was freed unless asked to give it back: `trim`
+ * runs at the first quiet look after a busy spell. A full collection runs then too when the heap grew by
+ * `grownBytes` since the last one, and otherwise once the process has been quiet for `quietMs` (a trim after it, for
+ * the buffers it freed). Returns the stopper.
  */
 export function collectWhenQuiet(
   checkMs = QUIET_CHECK_MS,
   grownBytes = GROWN_BYTES,
   trim?: () => void,
+  quietMs = QUIET_SPELL_MS,
 ): () => void {
   let last = performance.eventLoopUtilization();
   let collectedAt = process.memoryUsage().heapTotal;
-  let busySinceTrim = false;
+  let trimPending = false;
+  let collectPending = false;
+  let quietFor = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
@@ -58,18 +72,21 @@ export function collectWhenQuiet(
     const heap = process.memoryUsage().heapTotal;
     if (heap < collectedAt) collectedAt = heap;
     if (busy >= QUIET_UTILIZATION) {
-      busySinceTrim = true;
+      trimPending = collectPending = true;
+      quietFor = 0;
       return;
     }
-    const trimming = trim !== undefined && busySinceTrim;
+    quietFor += checkMs;
+    const collecting = heap - collectedAt > grownBytes || (collectPending && quietFor >= quietMs);
     // Before a trim, the collection frees the buffers that unreachable objects still hold, so that their memory
-    // is the allocator's to give back (V8 alone collects them at some later time, and the trim would be early).
-    if (trimming || heap - collectedAt > grownBytes) {
+    // is the allocator's to give back (V8 alone collects them at some later time).
+    if (collecting) {
       collectGarbage();
       collectedAt = process.memoryUsage().heapTotal;
+      collectPending = false;
     }
-    if (trimming) {
-      busySinceTrim = false;
+    if (trim !== undefined && (trimPending || collecting)) {
+      trimPending = false;
       trim();
     }
     // This work is not the load's: counted, a collection of a large heap would make the next look busy, and
