@@ -42,7 +42,7 @@ const GROWN_BYTES = 64 * 1024 * 1024;
  * 650-700 µs before (about 2 s of CPU in all); with no collection in the quiet spell, 772, 745 and 744. A load of a
  * few seconds (one client's joins) grows the heap by about 40 MB.
  */
-export const QUIET_SPELL_MS = 30_000;
+const QUIET_SPELL_MS = 30_000;
 
 /**
  * Giving back the memory of a load once the process is quiet again, while its sources stay open: a serving
