@@ -57,15 +57,21 @@ export const NEVER_ASKED: NeverAsked[] = [
 ];
 
 /**
- * Seconds of never-asked bodies before the measure. A server just started answered the join at 2-3 times its
- * steady CPU per answer for its first 6 s (one client, 1,000-1,200 µs a second apart, then 400-450 µs from the
- * seventh on): the JIT compiles the request path meanwhile. A served API runs far longer than that.
+ * Seconds of never-asked bodies each serving process answers before the measure. A server just started answered
+ * the join at 2-3 times its steady CPU per answer for its first 6 s (one client, 1,000-1,200 µs a second apart, then
+ * 400-450 µs from the seventh on): the JIT compiles the request path meanwhile. A served API runs far longer than
+ * that, and over many connections: the supervisor hands each new connection to the next process, so the warm-up
+ * is SERVER_WARM_UP_CONNECTIONS connections to each process in turn. With one connection, the rounds' first
+ * connection went to a process that had answered none, and a process's second connection still had its code
+ * compiled again (V8's trace: some 300 functions, "wrong map" for the new socket's objects), some 50 at its third
+ * and a dozen at its fourth.
  */
 const SERVER_WARM_UP_S = 8;
+const SERVER_WARM_UP_CONNECTIONS = 2;
 /** Rounds of each query at least (more with --tries): see neverAskedRatios. */
 export const NEVER_ASKED_ROUNDS = 3;
 /** The floors' server has little code to compile. */
-const FLOOR_WARM_UP_S = 2;
+const FLOOR_WARM_UP_S = 4;
 /** About how long the SQL floor is timed in each round: its median over a stretch, not one moment's. */
 const SQL_FLOOR_MS = 500;
 
@@ -210,7 +216,7 @@ export async function neverAskedRatios(
       const backend = await benchBackend(...server.open);
       try {
         for (const query of NEVER_ASKED)
-          rows.push(await measureOne(server, backend, query, floorServer, duration, rounds));
+          rows.push(await measureOne(server, backend, query, floorServer, duration, rounds, processes));
       } finally {
         await backend.close();
       }
@@ -240,6 +246,7 @@ async function measureOne(
   floorServer: { base: string; pid: number; specs: string },
   duration: number,
   roundCount: number,
+  processes: number,
 ): Promise<NeverAskedRow> {
   const job = (seconds: number): DriveJob => ({
     url: server.base,
@@ -252,7 +259,12 @@ async function measureOne(
     ...freshJob(server.base, query),
   });
   // Unmeasured first: the server's code compiled by the JIT, the query's shape seen (as a served API runs).
-  freshAsked(server.base, query, (await runDrive(job(SERVER_WARM_UP_S))).nextLimit);
+  for (let i = 0; i < processes * SERVER_WARM_UP_CONNECTIONS; i++)
+    freshAsked(
+      server.base,
+      query,
+      (await runDrive(job(SERVER_WARM_UP_S / SERVER_WARM_UP_CONNECTIONS))).nextLimit,
+    );
   // The statements of one never-asked body, as the server runs them, timed straight on the database (in this
   // process: its plans and counts are its own, so the numbers may be the server's).
   let n = query.first;
@@ -282,8 +294,11 @@ async function measureOne(
     );
   }
   const floors = floorJobs(floorServer.base, spec, JSON.stringify(query.body));
-  await runDrive(floors.bytes(0, FLOOR_WARM_UP_S));
-  if (floors.served !== undefined) await runDrive(floors.served(FLOOR_WARM_UP_S));
+  // As the server's: over as many connections to each of its processes.
+  const floorWarmUps = processes * SERVER_WARM_UP_CONNECTIONS;
+  for (let i = 0; i < floorWarmUps; i++) await runDrive(floors.bytes(0, FLOOR_WARM_UP_S / floorWarmUps));
+  for (let i = 0; floors.served !== undefined && i < floorWarmUps; i++)
+    await runDrive(floors.served(FLOOR_WARM_UP_S / floorWarmUps));
 
   const rounds: Round[] = [];
   for (let round = 0; round < roundCount; round++) {

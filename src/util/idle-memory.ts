@@ -40,9 +40,11 @@ const GROWN_BYTES = 64 * 1024 * 1024;
  * some 170 functions of the request path), and compiles it again once requests come. One client's never-asked
  * joins after 25 s quiet cost 1,634, 2,043, 1,160, 1,048, 986 and 731 µs of CPU per answer a second apart, against
  * 650-700 µs before (about 2 s of CPU in all); with no collection in the quiet spell, 772, 745 and 744. A load of a
- * few seconds (one client's joins) grows the heap by about 40 MB.
+ * few seconds (one client's joins) grows the heap by about 40 MB. Two minutes, not 30 s: a visitor's or a script's
+ * requests often come a minute apart, and at 30 s each of a serving process's busy spells began that slow (each
+ * process sees every other connection); the heap of such a light load is held two minutes before it is given back.
  */
-const QUIET_SPELL_MS = 30_000;
+const QUIET_SPELL_MS = 120_000;
 
 /**
  * Giving back the memory of a load once the process is quiet again, while its sources stay open: a serving
