@@ -27,7 +27,7 @@ export {
 } from './model.js';
 export { Param, type ParamValues } from './params.js';
 export { nestingDepth, numberOf } from './validate.js';
-export { planKey } from './plan-cache.js';
+export { jsonPlanKey, planKey } from './plan-cache.js';
 export type { ResultRow } from './decode.js';
 export { StoredDatetime } from './datetime.js';
 export { writtenBetween } from './json-records.js';

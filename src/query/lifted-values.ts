@@ -22,35 +22,47 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 const liftable = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
+export interface Lifted {
+  dict: Record<string, unknown>;
+  values: ParamValues;
+  /**
+   * `dict` with 0 where it has a Param: for a dictionary that is JSON (a posted body), its JSON text is the same
+   * for every body whose lifted form is the same, and for no other (a 0 in such a place is lifted too), so it
+   * names the plan (src/query/plan-cache.ts, jsonPlanKey).
+   */
+  shape: Record<string, unknown>;
+}
+
 /**
  * `dict` with the whole numbers its tags' `id` filters compare written as Params, and their values; undefined
  * when it has none (and for frozen dictionaries: the REST layer's own, which bind their pks already).
  */
-export function liftedValues(
-  dict: Record<string, unknown>,
-): { dict: Record<string, unknown>; values: ParamValues } | undefined {
+export function liftedValues(dict: Record<string, unknown>): Lifted | undefined {
   const filters = dict.filters;
   if (Object.isFrozen(dict) || !isObject(filters)) return undefined;
   let lifted: Record<string, unknown> | undefined;
+  let shaped: Record<string, unknown> | undefined;
   const values: Record<string, number> = {};
   let n = 0;
   for (const tag of Object.keys(filters)) {
     const spec = filters[tag];
     if (!isObject(spec)) continue;
     const id = spec.id;
-    let written: unknown;
-    if (liftable(id)) {
-      // As `==`: a Param alone would read as an object of conditions.
-      values[paramAt(n).name] = id;
-      written = { '==': paramAt(n++) };
-    } else if (isObject(id)) {
+    // As `==` when the value stands alone: a Param alone would read as an object of conditions.
+    let op = '==';
+    if (liftable(id)) values[paramAt(n).name] = id;
+    else if (isObject(id)) {
       const ops = Object.keys(id);
       if (ops.length !== 1 || !LIFTED_OPERATORS.has(ops[0]!) || !liftable(id[ops[0]!])) continue;
-      values[paramAt(n).name] = id[ops[0]!] as number;
-      written = { [ops[0]!]: paramAt(n++) };
+      op = ops[0]!;
+      values[paramAt(n).name] = id[op] as number;
     } else continue;
     lifted ??= { ...filters };
-    lifted[tag] = { ...spec, id: written };
+    shaped ??= { ...filters };
+    lifted[tag] = { ...spec, id: { [op]: paramAt(n++) } };
+    shaped[tag] = { ...spec, id: { [op]: 0 } };
   }
-  return lifted === undefined ? undefined : { dict: { ...dict, filters: lifted }, values };
+  return lifted === undefined
+    ? undefined
+    : { dict: { ...dict, filters: lifted }, values, shape: { ...dict, filters: shaped } };
 }

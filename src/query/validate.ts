@@ -33,12 +33,28 @@ export function numberOf(value: unknown): number | undefined {
  * document nested 100,000 levels deep must be refused, not overflow the stack. `visit` returns false to stop.
  */
 function walkNested(value: unknown, visit: (item: unknown, depth: number) => boolean | void): void {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
+  // Two stacks side by side, not one of pairs, and no list of an object's values: every posted body is walked, and
+  // those were about 1.5 kB of the 35 kB a never-asked 20-row join allocated (V8's sampling heap profiler).
+  const items: unknown[] = [value];
+  const depths: number[] = [0];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop()!;
     if (visit(item, depth) === false) return;
     if (typeof item !== 'object' || item === null || item instanceof Date) continue;
-    for (const element of Array.isArray(item) ? item : Object.values(item)) stack.push([element, depth + 1]);
+    if (Array.isArray(item)) {
+      for (const element of item as unknown[]) {
+        items.push(element);
+        depths.push(depth + 1);
+      }
+    } else {
+      const record = item as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        items.push(record[key]);
+        depths.push(depth + 1);
+      }
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import {
   bound,
   countQuery,
   DEFAULT_LIMITS,
+  jsonPlanKey,
   liftedValues,
   Param,
   planKey,
@@ -26,29 +27,37 @@ export interface QueryOptions {
   hints?: PlanHints;
   /** Values of the Params the dictionary holds. */
   values?: ParamValues;
+  /** The dictionary is JSON (JSON.parse's output, a posted body): its plan is known by its JSON text. */
+  json?: boolean;
 }
 
 /** The pk of the record a request is about, bound when the kept plan runs: `{ id: { '==': PK } }`. */
 export const PK = new Param('pk');
 
-/** The dictionary a plan is kept for, and the values to bind: the pks a posted body compares lifted out. */
+/**
+ * The dictionary a plan is kept for, the values to bind (the pks a posted body compares lifted out), and the
+ * plan's key where the dictionary is JSON (otherwise prepareQuery's own).
+ */
 function shaped(
-  dict: Record<string, unknown>,
-  values: ParamValues | undefined,
-): { dict: Record<string, unknown>; values: ParamValues | undefined } {
-  const lifted = liftedValues(dict);
+  dialect: StorageBackend['db']['dialect'],
+  body: Record<string, unknown>,
+  { limits = DEFAULT_LIMITS, hints, values, json }: QueryOptions,
+): { dict: Record<string, unknown>; values: ParamValues | undefined; key: string | undefined } {
+  const lifted = liftedValues(body);
+  const key = json ? jsonPlanKey(lifted?.shape ?? body, dialect, limits, hints) : undefined;
   return lifted === undefined
-    ? { dict, values }
-    : { dict: lifted.dict, values: { ...values, ...lifted.values } };
+    ? { dict: body, values, key }
+    : { dict: lifted.dict, values: { ...values, ...lifted.values }, key };
 }
 
 export async function queryRows(
   backend: StorageBackend,
   body: Record<string, unknown>,
-  { limits, hints, values: given }: QueryOptions = {},
+  options: QueryOptions = {},
 ): Promise<ResultRow[]> {
-  const { dict, values } = shaped(body, given);
-  return runQuery(backend.db, prepareQuery(dict, backend.db.dialect, limits, hints), values);
+  const dialect = backend.db.dialect;
+  const { dict, values, key } = shaped(dialect, body, options);
+  return runQuery(backend.db, prepareQuery(dict, dialect, options.limits, options.hints, key), values);
 }
 
 /** Records' statements that met a value SQLite cannot write: their queries are answered the JavaScript way. */
@@ -72,11 +81,12 @@ export async function queryRecords(
   backend: StorageBackend,
   body: Record<string, unknown>,
   tags: string[],
-  { limits, hints, values: given }: QueryOptions = {},
+  options: QueryOptions = {},
   around: Envelope = BARE,
 ): Promise<{ bytes: Buffer; rows: number } | undefined> {
-  const { dict, values } = shaped(body, given);
-  const compiled = prepareQuery(dict, backend.db.dialect, limits, hints);
+  const dialect = backend.db.dialect;
+  const { dict, values, key } = shaped(dialect, body, options);
+  const compiled = prepareQuery(dict, dialect, options.limits, options.hints, key);
   const records = compiled.records?.(tags, sqliteWritesHttpDates());
   if (records === undefined || recordsRefused.has(records)) return undefined;
   let row: unknown[] | undefined;
@@ -128,11 +138,13 @@ const counts = new WeakMap<StorageBackend, KeptMap<Promise<number>>>();
 export async function queryCount(
   backend: StorageBackend,
   body: Record<string, unknown>,
-  { limits = DEFAULT_LIMITS, values: given }: QueryOptions = {},
+  options: QueryOptions = {},
 ): Promise<number> {
-  const { dict, values } = shaped(body, given);
+  const limits = options.limits ?? DEFAULT_LIMITS;
   const dialect = backend.db.dialect;
-  const key = planKey(dict, dialect, limits);
+  const shape = shaped(dialect, body, { ...options, hints: undefined });
+  const { dict, values } = shape;
+  const key = shape.key ?? planKey(dict, dialect, limits);
   const count = () => countQuery(backend.db, prepareQuery(dict, dialect, limits, undefined, key), values);
   const version = backend.dataVersion
     ? await backend.dataVersion()

@@ -28,7 +28,7 @@ let nextAnswer = 0;
 let made = 0;
 
 /**
- * The answer of the posted `text`, whose dictionary is `body()` (parsed only when it must run). Requests share
+ * The answer of the posted `text`, whose dictionary is `body()` (JSON.parse's output, parsed only when it must run). Requests share
  * a making only while the data is the same: an archive's identity, or a live database's data version (a
  * PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time). `around`: the
  * request's envelope, which the database may write around the data (another request sharing the making may
@@ -43,13 +43,14 @@ export async function postedAnswer(
   around?: Envelope,
 ): Promise<PostedAnswer> {
   const version = await keptVersion(backend);
-  if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows, around);
+  // The body is JSON.parse's output: its plan is known by its text.
+  if (version === undefined) return postQueryBuilder(backend, body(), limits, maxRows, around, true);
   let bounds = limitKeys.get(limits);
   if (bounds === undefined) limitKeys.set(limits, (bounds = JSON.stringify(limits)));
   const key = `${version}\u0000${maxRows}\u0000${bounds}\u0000${text}`;
   // Refusals throw to every waiting client alike, and the next request asks again.
   return making.run(key, async () => {
-    const result = await postQueryBuilder(backend, body(), limits, maxRows, around);
+    const result = await postQueryBuilder(backend, body(), limits, maxRows, around, true);
     made++;
     const key = `p${nextAnswer++}`;
     if (Buffer.isBuffer(result.data))

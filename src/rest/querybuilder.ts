@@ -32,7 +32,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * `maxRows`: most rows one answer may hold. A query without a limit that bounds its rows is counted first, so
  * a larger answer is refused before any row is read, instead of being read, sent between processes, decoded
  * and written in the serving thread. `around`: the answer's envelope, written around the data where the
- * database writes it (the answer is then one copy of its bytes).
+ * database writes it (the answer is then one copy of its bytes). `json`: the body is JSON.parse's output (a
+ * posted body), so its plan is known by its JSON text (src/query/plan-cache.ts, jsonPlanKey).
  */
 export async function postQueryBuilder(
   backend: StorageBackend,
@@ -40,6 +41,7 @@ export async function postQueryBuilder(
   limits?: QueryLimits,
   maxRows = Infinity,
   around?: Envelope,
+  json = false,
 ): Promise<QueryBuilderResult> {
   if (!isObject(body)) {
     throw badRequest(
@@ -87,12 +89,12 @@ export async function postQueryBuilder(
   let rows: ResultRow[] | undefined;
   let total: number;
   if (bounded) {
-    const written = await queryRecords(backend, dict, answered, { limits }, around);
+    const written = await queryRecords(backend, dict, answered, { limits, json }, around);
     if (written !== undefined) return { data: written.bytes, total: written.rows, ...(around && { around }) };
-    rows = await queryRows(backend, dict, { limits });
+    rows = await queryRows(backend, dict, { limits, json });
     total = rows.length;
   } else {
-    total = await queryCount(backend, dict, { limits });
+    total = await queryCount(backend, dict, { limits, json });
     if (total > maxRows) {
       throw badRequest(
         `The query matches ${total} rows; this server answers at most ${maxRows} at once: add a "limit" (at most ${maxRows}) and page with "offset"`,
@@ -101,7 +103,7 @@ export async function postQueryBuilder(
   }
   const data: Record<string, Record<string, unknown>[]> = {};
   if (total > 0) {
-    rows ??= await queryRows(backend, dict, { limits });
+    rows ??= await queryRows(backend, dict, { limits, json });
     for (const tag of answered) {
       const format = recordFormatter(true);
       data[tag] = rows.map((row) => withoutNullFullType(format(row[tag] ?? {})));
