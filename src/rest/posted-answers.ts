@@ -28,10 +28,10 @@ let nextAnswer = 0;
 let made = 0;
 
 /**
- * The answer of the posted `text`, whose dictionary is `body()` (JSON.parse's output, parsed only when it must run). Requests share
- * a making only while the data is the same: an archive's identity, or a live database's data version (a
- * PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time). `around`: the
- * request's envelope, which the database may write around the data (another request sharing the making may
+ * The answer of the posted `text`, whose dictionary is `body()` (JSON.parse's output, parsed only when it must
+ * run). Requests share a making only while the data is the same: an archive's identity, or a live database's data
+ * version (a PostgreSQL server's snapshot, asked at most once a second; a SQLite file's size and time). `around`:
+ * the request's envelope, which the database may write around the data (another request sharing the making may
  * have another).
  */
 export async function postedAnswer(
