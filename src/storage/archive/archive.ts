@@ -192,7 +192,8 @@ function versionProblem(file: string, version: unknown): string {
     return `${file} has the unknown export version ${shown}; Quarry reads 0.1 to 0.13 and main_0000 to main_0001`;
   }
   if (typeof version === 'string' && /^main_\d{4}/.test(version)) {
-    return `${file} has export version ${shown}, newer than Quarry reads (main_0000 to main_0001); use a newer Quarry`;
+    // aiida-core's development branches write competing main_0002s: none can be read by its name alone.
+    return `${file} has export version ${shown}, which no released AiiDA writes (AiiDA 2.x writes main_0000 to main_0001; later ones come from aiida-core's development branch); Quarry reads 0.1 to 0.13 and main_0000 to main_0001: export it again with a released AiiDA`;
   }
   return `${file} has an unknown export version ${shown}; Quarry reads main_0000 to main_0001 (convert older archives with 'verdi archive migrate')`;
 }
