@@ -165,6 +165,25 @@ describe('source names', () => {
     expect(nameFrom('/data/(((.aiida')).toBe('source');
   });
 
+  it('past 100 characters are cut and told apart by a hash of the whole name', () => {
+    const stem = `relax_${'Fe2O3_pbesol_ecut60_kpts8x8x8_smearing-cold_'.repeat(3)}`;
+    const names = [`${stem}run1.aiida`, `${stem}run2.aiida`].map((f) => nameFrom(`/data/${f}`));
+    expect(names[0]).not.toBe(names[1]);
+    for (const name of names) {
+      expect(name).toHaveLength(100);
+      expect(name.startsWith(stem.slice(0, 80))).toBe(true);
+      expect(name).toMatch(/[A-Za-z0-9]-[0-9a-f]{8}$/);
+    }
+    expect(nameFrom(`/elsewhere/${stem}run1.aiida`)).toBe(names[0]);
+    expect(() =>
+      checkNames(
+        names.map((name, i) => ({ name, origin: `/data/${i}` })),
+        reservedNames('/api/v4'),
+      ),
+    ).not.toThrow();
+    expect(nameFrom(`/data/${'a'.repeat(100)}.aiida`)).toBe('a'.repeat(100));
+  });
+
   it('never shadow the server routes, and a clash names both sources', () => {
     const reserved = reservedNames('/api/v4');
     for (const name of [

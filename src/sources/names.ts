@@ -2,6 +2,7 @@
  * Names of sources: the first segment of their path (`/<name>/api/v4/`). A name comes from the archive's file
  * name or the profile's name, made URL-safe, and must neither repeat another's nor shadow a route of the server.
  */
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 
 /** First path segments the server answers itself: a source there could never be reached. */
@@ -53,9 +54,20 @@ export function nameFrom(fileOrProfile: string): string {
   const safe = base
     .replace(/[^A-Za-z0-9._~-]+/g, '-')
     .replace(/^[^A-Za-z0-9]+/, '')
-    .replace(/-+$/, '')
-    .slice(0, 100);
-  return safe === '' ? 'source' : safe;
+    .replace(/-+$/, '');
+  if (safe === '') return 'source';
+  return safe.length <= MAX_NAME ? safe : cutName(safe);
+}
+
+const MAX_NAME = 100;
+
+/**
+ * A name past 100 characters, cut and told apart by a hash of the whole: files whose names differ only after
+ * their first 100 characters (runs named by their parameters) are served under names of their own.
+ */
+function cutName(safe: string): string {
+  const hash = createHash('sha256').update(safe).digest('hex').slice(0, 8);
+  return `${safe.slice(0, MAX_NAME - hash.length - 1).replace(/[^A-Za-z0-9]+$/, '')}-${hash}`;
 }
 
 /**
