@@ -99,6 +99,38 @@ describe('legacy archives written here', () => {
     expect(extractionCount()).toBe(before + 1);
   });
 
+  it("keeps a zip's empty folders (its explicit folder entries), as aiida-core's migration does", async () => {
+    const file = join(tempDir(), 'folders.aiida');
+    const calc = `nodes/${UUID.calc.slice(0, 2)}/${UUID.calc.slice(2, 4)}/${UUID.calc.slice(4)}/`;
+    const entries = tinyEntries(dataText());
+    const named = Object.keys(entries);
+    // In the order AiiDA 1.x wrote them: every folder's entry before what it holds.
+    await writeLegacyZip(file, {
+      [named[0]!]: entries[named[0]!]!,
+      [named[1]!]: entries[named[1]!]!,
+      [calc]: '',
+      [`${calc}raw_input/`]: '',
+      [`${calc}raw_input/aiida.in`]: entries[`${calc}raw_input/aiida.in`]!,
+      [`${calc}raw_input/out/`]: '',
+      [`${calc}raw_input/pseudo/`]: '',
+      [`${calc}path/`]: '',
+    });
+    const app = await buildApp({ backends: [await open(file)] });
+    try {
+      const list = await app.inject({ url: `${API}/nodes/${UUID.calc}/repo/list` });
+      expect(list.json().data.repo_list).toEqual([
+        { name: 'aiida.in', type: 'FILE' },
+        { name: 'out', type: 'DIRECTORY' },
+        { name: 'pseudo', type: 'DIRECTORY' },
+      ]);
+      const out = await app.inject({ url: `${API}/nodes/${UUID.calc}/repo/list?filename="out"` });
+      expect(out.statusCode).toBe(200);
+      expect(out.json().data.repo_list).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('serves a tar.gz and an extracted folder', async () => {
     const tar = join(tempDir(), 'tiny.tar.gz');
     await writeLegacyTarGz(tar, tinyEntries(dataText()));

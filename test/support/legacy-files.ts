@@ -13,7 +13,11 @@ export type Entries = Record<string, string | Buffer>;
 
 export async function writeLegacyZip(file: string, entries: Entries): Promise<void> {
   const zip = new yazl.ZipFile();
-  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.from(data), name);
+  for (const [name, data] of Object.entries(entries)) {
+    // A name ending in `/` is a folder entry, as AiiDA 0.12 to 1.1 wrote one for every folder.
+    if (name.endsWith('/')) zip.addEmptyDirectory(name);
+    else zip.addBuffer(Buffer.from(data), name);
+  }
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(file));
 }

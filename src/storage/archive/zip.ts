@@ -70,6 +70,8 @@ export interface ZipArchive {
   get(name: string): ZipEntry | undefined;
   /** Every file entry's name (a legacy archive's `nodes/` tree is walked, not looked up). */
   names(): IterableIterator<string>;
+  /** The file entries and the empty folders' (`out/`, kept as aiida-core's migration keeps them), in order. */
+  entries(): Iterable<{ name: string; folder: boolean }>;
   /** A stream of the entry's uncompressed bytes; sizes are checked, so a damaged entry errors the stream. */
   openStream(name: string): Promise<Readable>;
   read(name: string): Promise<Buffer>;
@@ -176,9 +178,16 @@ async function indexEntries(
     checksum = wider(checksum, new Uint32Array(capacity));
     encrypted = wider(encrypted, new Uint8Array(capacity));
   };
+  // A folder entry not followed by one inside it is an empty folder: only those are kept (with the count of files
+  // before them), not the entries of every folder of a legacy archive.
+  const emptyFolders: { name: string; at: number }[] = [];
+  let folder: string | undefined;
   await new Promise<void>((resolve, reject) => {
     let i = 0;
     zip.on('entry', (entry: yauzl.Entry) => {
+      if (folder !== undefined && !entry.fileName.startsWith(folder))
+        emptyFolders.push({ name: folder, at: i });
+      folder = entry.fileName.endsWith('/') ? entry.fileName : undefined;
       // Folder entries (`repo/`) hold nothing; leaving them out keeps `repo/` + '' from finding one.
       if (!entry.fileName.endsWith('/') && i < count) {
         if (i === capacity) grow();
@@ -193,7 +202,10 @@ async function indexEntries(
       }
       zip.readEntry();
     });
-    zip.once('end', resolve);
+    zip.once('end', () => {
+      if (folder !== undefined) emptyFolders.push({ name: folder, at: i });
+      resolve();
+    });
     zip.once('error', reject);
     zip.readEntry();
   });
@@ -338,6 +350,17 @@ async function indexEntries(
     },
     names() {
       return positions.keys();
+    },
+    *entries() {
+      let next = 0;
+      let i = 0;
+      for (const name of positions.keys()) {
+        while (next < emptyFolders.length && emptyFolders[next]!.at <= i)
+          yield { name: emptyFolders[next++]!.name, folder: true };
+        yield { name, folder: false };
+        i += 1;
+      }
+      for (; next < emptyFolders.length; next++) yield { name: emptyFolders[next]!.name, folder: true };
     },
     inOrder,
     openStream(name) {

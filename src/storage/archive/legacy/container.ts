@@ -42,7 +42,8 @@ export function zipContainer(zip: ZipArchive): LegacyContainer {
     openStream: (name) => zip.openStream(name),
     inOrder: () => zip.inOrder(),
     async *nodeEntries() {
-      for (const name of zip.names()) if (name.startsWith('nodes/')) yield { path: name, folder: false };
+      for (const entry of zip.entries())
+        if (entry.name.startsWith('nodes/')) yield { path: entry.name, folder: entry.folder };
     },
   };
 }

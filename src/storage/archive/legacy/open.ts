@@ -26,7 +26,7 @@ import { legacyRepository } from './repository.js';
 import { unpackTar } from './tar-unpack.js';
 
 /** Changing how archives are converted changes this, so that older copies are made anew. */
-const CONVERTER = 'legacy-1';
+const CONVERTER = 'legacy-2';
 
 export type LegacySource =
   { zip: ZipArchive } | { folder: string } | { tar: string } | { remoteTar: RemoteTar };
