@@ -140,4 +140,46 @@ describe('arrays', () => {
       `{"m": [[1.0, 2.5], [3.0, 4.0]], "i": [7, 8, 9], "original_uuid": "u-1", "comments": ${pyJson(FILE_HEADER)}}`,
     );
   });
+
+  it('exports arrays of strings (numpy U and S dtypes) as lists of strings', async () => {
+    // As numpy writes them: a header padded to 64 bytes, each item padded with NULs to the dtype's width.
+    const npyOf = (descr: string, shape: string, items: Buffer[]) => {
+      let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+      header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+      const prefix = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, 0, 0]);
+      prefix.writeUInt16LE(header.length, 8);
+      return Buffer.concat([prefix, Buffer.from(header, 'latin1'), ...items]);
+    };
+    const unicode = (text: string, width: number) => {
+      const b = Buffer.alloc(width * 4);
+      [...text].forEach((ch, i) => b.writeUInt32LE(ch.codePointAt(0)!, i * 4));
+      return b;
+    };
+    const bytes = (text: string, width: number) =>
+      Buffer.concat([Buffer.from(text), Buffer.alloc(width - text.length)]);
+    const files: Record<string, Buffer> = {
+      'atomic_species_name.npy': npyOf('|S12', '(2,)', [bytes('Ga', 12), bytes('As', 12)]),
+      'symbols.npy': npyOf('<U2', '(3,)', [unicode('Ga', 2), unicode('As', 2), unicode('H', 2)]),
+      'pairs.npy': npyOf(
+        '|S2',
+        '(2, 2)',
+        ['Fe', 'O', 'Ni', 'X'].map((t) => bytes(t, 2)),
+      ),
+    };
+    const text = await arraysJson(
+      'u-2',
+      { 'array|atomic_species_name': [2], 'array|symbols': [3], 'array|pairs': [2, 2] },
+      async (name) => files[name]!,
+    );
+    expect(JSON.parse(text)).toMatchObject({
+      atomic_species_name: ['Ga', 'As'],
+      symbols: ['Ga', 'As', 'H'],
+      pairs: [
+        ['Fe', 'O'],
+        ['Ni', 'X'],
+      ],
+    });
+    const cut = files['symbols.npy']!.subarray(0, files['symbols.npy']!.length - 4);
+    await expect(arraysJson('u-3', { 'array|symbols': [3] }, async () => cut)).rejects.toThrow(/truncated/);
+  });
 });

@@ -1,5 +1,5 @@
 /** The JSON export of ArrayData and its subclasses: every array as nested lists, plus provenance notes. */
-import { readNpy, toNestedList } from './npy.js';
+import { holdsStrings, readNpy, readNpyStrings, stringsToNestedList, toNestedList } from './npy.js';
 import { PyFloat, pyJson } from './python-text.js';
 
 /** The AiiDA release whose export formats Quarry reproduces; the files name it in their header. */
@@ -25,7 +25,13 @@ export async function arraysJson(
 ): Promise<string> {
   const out: Record<string, unknown> = {};
   for (const name of arrayNames(attributes)) {
-    const array = readNpy(await readFile(`${name}.npy`));
+    const buffer = await readFile(`${name}.npy`);
+    // Arrays of strings (QE's atomic_species_name, the symbols of AiiDA 0.x trajectories) as lists of strings.
+    if (holdsStrings(buffer)) {
+      out[name] = stringsToNestedList(readNpyStrings(buffer));
+      continue;
+    }
+    const array = readNpy(buffer);
     out[name] = toNestedList(array, (v) => (array.isFloat ? new PyFloat(v) : v));
   }
   out.original_uuid = uuid;

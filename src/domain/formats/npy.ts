@@ -16,7 +16,53 @@ export class NpyError extends Error {}
  */
 export const MOST_NPY_VALUES = 2 ** 23;
 
-export function readNpy(buffer: Buffer): NpyArray {
+/** An array of strings (`<U2`, `|S12`: numpy's unicode and bytes dtypes), each without its padding NULs. */
+export interface NpyStrings {
+  shape: number[];
+  strings: string[];
+}
+
+/** Whether the .npy file holds strings (numpy's `U` and `S` dtypes), read by readNpyStrings, not readNpy. */
+export function holdsStrings(buffer: Buffer): boolean {
+  try {
+    return /^[<>|=]?[US]\d+$/.test(npyHeader(buffer).descr);
+  } catch {
+    return false;
+  }
+}
+
+export function readNpyStrings(buffer: Buffer): NpyStrings {
+  const { descr, fortran, shape, count, body } = npyHeader(buffer);
+  const match = /^([<>|=]?)([US])(\d+)$/.exec(descr);
+  if (!match) throw new NpyError(`the .npy dtype ${descr} is not one of strings`);
+  const [, order, kind, width] = match as unknown as [string, string, 'U' | 'S', string];
+  // A unicode character is 4 bytes (UTF-32), a bytes one is 1.
+  const size = Number(width) * (kind === 'U' ? 4 : 1);
+  if (body.length < count * size) throw new NpyError('the .npy file is truncated');
+  const strings = Array.from({ length: count }, (_, i) => {
+    const item = body.subarray(i * size, (i + 1) * size);
+    if (kind === 'S') {
+      const end = item.indexOf(0);
+      return item.subarray(0, end === -1 ? item.length : end).toString('utf8');
+    }
+    let text = '';
+    for (let at = 0; at < item.length; at += 4) {
+      const code = order === '>' ? item.readUInt32BE(at) : item.readUInt32LE(at);
+      if (code === 0) break;
+      if (code > 0x10ffff) throw new NpyError(`the .npy file holds ${code}, which is no character`);
+      text += String.fromCodePoint(code);
+    }
+    return text;
+  });
+  return { shape, strings: fortran ? transpose(strings, shape) : strings };
+}
+
+/** A string array as the nested lists `array.tolist()` gives. */
+export function stringsToNestedList(array: NpyStrings): unknown {
+  return nest(array.shape, array.strings);
+}
+
+function npyHeader(buffer: Buffer) {
   if (buffer.subarray(0, 6).toString('latin1') !== '\x93NUMPY') throw new NpyError('not a .npy file');
   const major = buffer[6] as number;
   const headerLength = major === 1 ? buffer.readUInt16LE(8) : buffer.readUInt32LE(8);
@@ -43,7 +89,11 @@ export function readNpy(buffer: Buffer): NpyArray {
           'converts smaller arrays: download the .npy file as it is',
       );
   }
-  const body = buffer.subarray(start + headerLength);
+  return { descr, fortran, shape, shapeText, count, body: buffer.subarray(start + headerLength) };
+}
+
+export function readNpy(buffer: Buffer): NpyArray {
+  const { descr, fortran, shape, count, body } = npyHeader(buffer);
   const little = descr[0] !== '>';
   const kind = descr.slice(1);
   const read: Record<string, [number, (offset: number) => number]> = {
@@ -70,8 +120,8 @@ export function readNpy(buffer: Buffer): NpyArray {
 }
 
 /** Column-major (Fortran) order -> row-major. */
-function transpose(flat: number[], shape: number[]): number[] {
-  const out = new Array<number>(flat.length);
+function transpose<T>(flat: T[], shape: number[]): T[] {
+  const out = new Array<T>(flat.length);
   const strides = shape.map((_, i) => shape.slice(0, i).reduce((a, b) => a * b, 1));
   for (let i = 0; i < flat.length; i++) {
     let rest = i;
@@ -87,12 +137,18 @@ function transpose(flat: number[], shape: number[]): number[] {
 
 /** The nested lists `array.tolist()` gives, with floats marked for Python-style output. */
 export function toNestedList(array: NpyArray, wrap: (v: number) => unknown): unknown {
-  const values = array.data.map((v) => (array.isBool ? v !== 0 : wrap(v)));
+  return nest(
+    array.shape,
+    array.data.map((v) => (array.isBool ? v !== 0 : wrap(v))),
+  );
+}
+
+function nest(shape: number[], values: unknown[]): unknown {
   const build = (dims: number[], offset: number): unknown => {
     if (dims.length === 0) return values[offset];
     const [n, ...rest] = dims as [number, ...number[]];
     const step = rest.reduce((a, b) => a * b, 1);
     return Array.from({ length: n }, (_, i) => build(rest, offset + i * step));
   };
-  return build(array.shape, 0);
+  return build(shape, 0);
 }
