@@ -30,6 +30,7 @@ import {
   userRow,
   withTimezones,
 } from './steps.js';
+import { OLD_TRAJECTORY_TYPE, withSymbols } from './trajectory-symbols.js';
 import { isLegacyVersion, looksLegacy, minorOf } from './versions.js';
 
 type Rec = Record<string, unknown>;
@@ -96,7 +97,7 @@ export async function convertLegacy(
     );
     copy = createCopy(target);
     onProgress?.('files', 0, 1);
-    await stageFiles(container, stage, copy);
+    await stageFiles(container, stage, copy, undefined, minor < 4);
     onProgress?.('files', 1, 1);
     indexStage(stage);
     stageRepositoryMetadata(stage);
@@ -233,6 +234,8 @@ function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): strin
     .iterate() as Iterable<StagedNode>;
   let withoutAttributes = 0;
   const active: string[] = [];
+  const symbolsOf = stage.prepare('SELECT symbols FROM trajectory_symbols WHERE uuid = ?').pluck();
+  let withoutSymbols = 0;
   for (const node of rows) {
     const rec = JSON.parse(node.rec) as Rec;
     let attributes: string | null = node.attrs;
@@ -244,6 +247,12 @@ function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): strin
       if (minor < 4) {
         nodeTo04(rec, attrs ?? undefined, aconv);
         extras = '{}';
+        // The same string after nodeTo04 (`data.` -> `node.data.` -> `data.`).
+        if (rec.node_type === OLD_TRAJECTORY_TYPE) {
+          const symbols = symbolsOf.get(node.uuid) as string | undefined;
+          if (symbols !== undefined && attrs) withSymbols(attrs, aconv, JSON.parse(symbols) as string[]);
+          else withoutSymbols++;
+        }
       }
       if (minor < 6 && attrs) attrs = withTimezones(attrs, aconv) as Rec;
       if (minor < 6 && minor >= 4 && extras !== null && node.econv !== null)
@@ -263,6 +272,11 @@ function writeNodes(stage: Stage, copy: Copy, minor: number, now: string): strin
     });
   }
   const warnings = withoutAttributesWarning(withoutAttributes);
+  if (withoutSymbols > 0) {
+    warnings.push(
+      `${withoutSymbols} TrajectoryData node(s) have no readable path/symbols.npy of strings, which their symbols attribute is made from; served without one`,
+    );
+  }
   if (active.length > 0) {
     warnings.push(
       `${active.length} process node(s) are in an active state, which an export never holds (${active[0]}...); served as they are`,

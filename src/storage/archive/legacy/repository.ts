@@ -15,6 +15,7 @@ import type { ZipArchive } from '../zip.js';
 import type { LegacyContainer } from './container.js';
 import type { Stage } from './staging.js';
 import type { Copy } from './sqlite-copy.js';
+import { npySymbols, OLD_TRAJECTORY_TYPE } from './trajectory-symbols.js';
 
 /** The node's uuid and the path in its repository of an entry under nodes/, or undefined for other entries. */
 export function repositoryPath(entry: string): { uuid: string; path: string } | undefined {
@@ -23,15 +24,28 @@ export function repositoryPath(entry: string): { uuid: string; path: string } | 
   return { uuid: parts.slice(1, 4).join(''), path: parts.slice(5).join('/') };
 }
 
-/** Hashes every repository file into the stage (`file`) and records where each key's bytes are. */
+/**
+ * Hashes every repository file into the stage (`file`) and records where each key's bytes are. With
+ * `trajectorySymbols` (versions before 0.4), a TrajectoryData's `path/symbols.npy` is read into the stage
+ * (`trajectory_symbols`) instead, as aiida-core's migration moved it into an attribute (trajectory-symbols.ts).
+ */
 export async function stageFiles(
   container: LegacyContainer,
   stage: Stage,
   copy: Copy,
   onFile?: (count: number) => void,
+  trajectorySymbols = false,
 ): Promise<number> {
   const insertFile = stage.prepare('INSERT INTO file (uuid, path, key) VALUES (?, ?, ?)');
   const insertKey = copy.prepare('INSERT OR IGNORE INTO quarry_legacy_files (key, path) VALUES (?, ?)');
+  const insertSymbols = stage.prepare(
+    'INSERT OR REPLACE INTO trajectory_symbols (uuid, symbols) VALUES (?, ?)',
+  );
+  const trajectories = new Set(
+    trajectorySymbols
+      ? (stage.prepare('SELECT uuid FROM node WHERE type = ?').pluck().all(OLD_TRAJECTORY_TYPE) as string[])
+      : [],
+  );
   let count = 0;
   const contents = container.inOrder();
   stage.exec('BEGIN');
@@ -46,8 +60,26 @@ export async function stageFiles(
       }
       const hash = createHash('sha256');
       const body = await contents(entry.path);
-      if (Buffer.isBuffer(body)) hash.update(body);
-      else for await (const chunk of body) hash.update(chunk as Buffer);
+      const symbolsFile =
+        at.path === 'symbols.npy' && trajectories.has(at.uuid) && entry.path.includes('/path/');
+      const kept: Buffer[] = [];
+      let size = 0;
+      if (Buffer.isBuffer(body)) {
+        hash.update(body);
+        kept.push(body);
+      } else {
+        for await (const chunk of body) {
+          hash.update(chunk as Buffer);
+          // A trajectory's symbols are a few bytes an atom: past 16 MiB the file stays where it is.
+          if (symbolsFile && (size += (chunk as Buffer).length) <= MAX_SYMBOLS_BYTES)
+            kept.push(chunk as Buffer);
+        }
+      }
+      const symbols = symbolsFile && size <= MAX_SYMBOLS_BYTES ? npySymbols(Buffer.concat(kept)) : undefined;
+      if (symbols) {
+        insertSymbols.run(at.uuid, JSON.stringify(symbols));
+        continue;
+      }
       const key = hash.digest('hex');
       insertFile.run(at.uuid, at.path, key);
       insertKey.run(key, entry.path);
@@ -62,6 +94,8 @@ export async function stageFiles(
   }
   return count;
 }
+
+const MAX_SYMBOLS_BYTES = 16 * 2 ** 20;
 
 /**
  * Each node's repository_metadata, staged once (`repo`, by the node's pk) rather than looked up node by node;

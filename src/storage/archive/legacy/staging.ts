@@ -43,6 +43,7 @@ export function openStage(file: string): Stage {
     CREATE TABLE file (seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, path TEXT NOT NULL, key TEXT);
     CREATE TABLE repo_by_uuid (uuid TEXT NOT NULL, meta TEXT NOT NULL);
     CREATE TABLE repo (pk INTEGER PRIMARY KEY, meta TEXT NOT NULL);
+    CREATE TABLE trajectory_symbols (uuid TEXT PRIMARY KEY, symbols TEXT NOT NULL);
   `);
   return db;
 }
