@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cifBlock } from '../src/domain/formats/cif-writer.js';
 import { npy } from '../src/generate/files.js';
 import { readNpy } from '../src/domain/formats/npy.js';
+import { toXsf } from '../src/domain/formats/structure-formats.js';
 import { trajectoryCif, trajectoryXsf } from '../src/domain/formats/trajectory-formats.js';
 import type { Structure } from '../src/domain/structure.js';
 import { cifDifference, parseCif } from './conformance/cif-compare.js';
@@ -103,5 +104,36 @@ describe('trajectory exports', () => {
     expect(blocks).toHaveLength(2);
     expect(Number(blocks[0]?.items.get('_cell_angle_gamma')?.[0])).toBeCloseTo(120, 10);
     expect(blocks[1]?.items.get('_atom_site_label')).toEqual(['Mo1', 'S1', 'S2']);
+  });
+});
+
+describe('XSF of a structure with empty spheres (KKR)', () => {
+  it('gives the dummy element X atomic number 0, as aiida does', () => {
+    const withSpheres: Structure = {
+      ...gallium,
+      kinds: [
+        { name: 'Bi', symbols: ['Bi'], weights: [1] },
+        { name: 'X', symbols: ['X'], weights: [1] },
+      ],
+      sites: [
+        { kind_name: 'Bi', position: [0, 0, 0] },
+        { kind_name: 'X', position: [1.5, 1.5, 1.5] },
+      ],
+    };
+    const xsf = toXsf(withSpheres);
+    expect(xsf).toContain('PRIMCOORD 1\n2 1\n83 ');
+    expect(xsf).toMatch(/\n0 +1\.5000000000 +1\.5000000000 +1\.5000000000\n$/);
+    const cells = npy([4, 0, 0, 0, 4, 0, 0, 0, 4], [1, 3, 3]);
+    const positions = npy([0, 0, 0, 2, 2, 2], [1, 2, 3]);
+    const trajectory = trajectoryXsf({
+      symbols: ['Bi', 'X'],
+      cells: readNpy(cells),
+      positions: readNpy(positions),
+      pbc: [true, true, true],
+    });
+    expect(trajectory).toMatch(/\n0 +2\.0000000000 +2\.0000000000 +2\.0000000000\n$/);
+    expect(() =>
+      toXsf({ ...withSpheres, kinds: [withSpheres.kinds[0]!, { name: 'X', symbols: ['Q'], weights: [1] }] }),
+    ).toThrow(/XSF needs chemical elements; "Q"/);
   });
 });

@@ -121,7 +121,8 @@ export const SYMBOLS = [
   'Og',
 ];
 
+/** The atomic number of a symbol; `X` (an unknown element, KKR's empty spheres) is 0, as in aiida's table. */
 export function atomicNumber(symbol: string): number | undefined {
   const z = SYMBOLS.indexOf(symbol);
-  return z > 0 ? z : undefined;
+  return z >= 0 ? z : undefined;
 }
