@@ -6,6 +6,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { structureProperties } from '../src/optimade/structure-entry.js';
 import { richFile } from './conformance/corpus.js';
 import { allEntries, optimadeApp } from './optimade-support.js';
 
@@ -127,7 +128,7 @@ describe('structures of rich.aiida against the v4 API', () => {
       const elements = new Set<string>();
       for (const name of a.species_at_sites)
         for (const symbol of (kinds.get(name) as any).chemical_symbols)
-          if (symbol !== 'vacancy') elements.add(symbol);
+          if (symbol !== 'vacancy' && symbol !== 'X') elements.add(symbol);
       expect(a.elements).toEqual([...elements].sort());
       expect(a.nelements).toBe(a.elements.length);
       expect(a.elements_ratios).toHaveLength(a.nelements);
@@ -163,5 +164,97 @@ describe('structures of rich.aiida against the v4 API', () => {
     expect(features.some((a) => a.structure_features.includes('disorder'))).toBe(true);
     expect(new Set(features.map((a) => a.nperiodic_dimensions))).toEqual(new Set([0, 1, 2, 3]));
     expect(features.some((a) => a._quarry_creator !== null)).toBe(true);
+  });
+});
+
+describe('structures of KKR calculations: empty spheres and vacancies', () => {
+  // As aiida-kkr writes them: empty spheres as kind X, a vacancy as a kind H of weight 0.
+  const node = (kinds: any[], sites: [string, number][]) =>
+    structureProperties({
+      pk: 1,
+      uuid: 'u',
+      label: '',
+      mtime: '2024-01-01 00:00:00',
+      creator: null,
+      attributes: {
+        cell: [
+          [4, 0, 0],
+          [0, 4, 0],
+          [0, 0, 30],
+        ],
+        pbc1: true,
+        pbc2: true,
+        pbc3: true,
+        kinds,
+        sites: sites.map(([kind_name, z]) => ({ kind_name, position: [0, 0, z] })),
+      },
+    });
+
+  it('leave X and vacancies out of elements and formulas, and keep them in the species', () => {
+    const withSpheres = node(
+      [
+        { name: 'Bi', symbols: ['Bi'], weights: [1], mass: 208.98 },
+        { name: 'Cr', symbols: ['Cr'], weights: [1], mass: 51.996 },
+        { name: 'Te', symbols: ['Te'], weights: [1], mass: 127.6 },
+        { name: 'X', symbols: ['X'], weights: [1], mass: 1 },
+      ],
+      [
+        ['Te', 0],
+        ['Bi', 2],
+        ['Te', 4],
+        ['Cr', 6],
+        ['Te', 8],
+        ...[10, 12, 14, 16, 18].map((z): [string, number] => ['X', z]),
+      ],
+    );
+    expect(withSpheres).toMatchObject({
+      elements: ['Bi', 'Cr', 'Te'],
+      nelements: 3,
+      elements_ratios: [0.2, 0.2, 0.6],
+      chemical_formula_reduced: 'BiCrTe3',
+      chemical_formula_hill: 'BiCrTe3',
+      chemical_formula_descriptive: 'BiCrTe3',
+      chemical_formula_anonymous: 'A3BC',
+      nsites: 10,
+      structure_features: [],
+    });
+    expect(withSpheres.species.at(-1)).toEqual({
+      name: 'X',
+      chemical_symbols: ['X'],
+      concentration: [1],
+      mass: [1],
+    });
+
+    const withVacancy = node(
+      [
+        { name: 'Bi', symbols: ['Bi'], weights: [1], mass: 208.98 },
+        { name: 'Te', symbols: ['Te'], weights: [1], mass: 127.6 },
+        { name: 'H', symbols: ['H'], weights: [0], mass: 1.008 },
+      ],
+      [
+        ['Te', 0],
+        ['Bi', 2],
+        ['Te', 4],
+        ['Bi', 6],
+        ['Te', 8],
+        ['H', 10],
+      ],
+    );
+    expect(withVacancy).toMatchObject({
+      elements: ['Bi', 'Te'],
+      nelements: 2,
+      chemical_formula_reduced: 'Bi2Te3',
+      chemical_formula_hill: 'Bi2Te3',
+      chemical_formula_anonymous: 'A3B2',
+      nsites: 6,
+      species_at_sites: ['Te', 'Bi', 'Te', 'Bi', 'Te', 'H'],
+      structure_features: [],
+    });
+    expect(withVacancy.species.at(-1)).toEqual({
+      name: 'H',
+      chemical_symbols: ['vacancy'],
+      concentration: [1],
+      mass: [0],
+    });
   });
 });

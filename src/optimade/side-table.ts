@@ -19,7 +19,7 @@ import type { Database, StorageBackend } from '../storage/types.js';
 import { buildInto, fillSymmetry, type BuildOptions } from './side-build.js';
 
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
-const LAYOUT = 'optimade-7';
+const LAYOUT = 'optimade-8';
 
 /** A built side table, open for queries. */
 export interface SideTable {

@@ -65,13 +65,16 @@ const WEIGHT_TOLERANCE = 1e-6;
 const MAX_SCALE = 100;
 
 export function structureProperties(node: StructureNode): StructureProperties {
-  const structure = structureFromAttributes(node.attributes);
+  const given = structureFromAttributes(node.attributes);
+  // The elements and formulas name chemical elements only (the specification's `elements`: no "X", no
+  // vacancies); the species keep the dummy "X" (KKR's empty spheres), which chemical_symbols allows.
+  const structure = chemicalPart(given);
   const kinds = new Map(structure.kinds.map((k) => [k.name, k]));
   const occupation = elementOccupation(structure, kinds);
   const elements = [...occupation.keys()].sort(byCodePoint);
   const total = elements.reduce((sum, e) => sum + occupation.get(e)!, 0);
   const counts = integerCounts(elements.map((e) => occupation.get(e)!));
-  const species = structure.kinds.map(speciesOf);
+  const species = given.kinds.map(speciesOf);
   const disorder = species.some((s) => s.chemical_symbols.length > 1);
   const dimension = structure.pbc.map((p) => (p ? 1 : 0));
   return {
@@ -86,15 +89,15 @@ export function structureProperties(node: StructureNode): StructureProperties {
     chemical_formula_anonymous: anonymousFormula(counts),
     dimension_types: dimension,
     nperiodic_dimensions: dimensionality(structure).dim,
-    lattice_vectors: structure.cell,
-    cartesian_site_positions: structure.sites.map((s) => s.position),
+    lattice_vectors: given.cell,
+    cartesian_site_positions: given.sites.map((s) => s.position),
     fractional_site_positions: fractionalPositions(
-      structure.cell,
-      structure.sites.map((s) => s.position),
+      given.cell,
+      given.sites.map((s) => s.position),
     ),
     site_coordinate_span: 'unit_cell',
-    nsites: structure.sites.length,
-    species_at_sites: structure.sites.map((s) => s.kind_name),
+    nsites: given.sites.length,
+    species_at_sites: given.sites.map((s) => s.kind_name),
     species,
     structure_features: disorder ? ['disorder'] : [],
     _quarry_pk: node.pk,
@@ -139,6 +142,32 @@ export function fractionalPositions(cell: number[][], positions: number[][]): nu
   );
 }
 
+/**
+ * The structure without what is no chemical element: the dummy symbol `X` and symbols of weight 0 (KKR writes a
+ * vacancy as a kind `H` of weight 0) leave their kinds, and sites of kinds left with no symbol go.
+ */
+function chemicalPart(structure: Structure): Structure {
+  const chemical = (symbol: string, weight: number | undefined) =>
+    symbol !== 'X' && (weight ?? 0) > WEIGHT_TOLERANCE;
+  const kinds = structure.kinds.map((k) => {
+    const keep = k.symbols.map((s, i) => chemical(s, k.weights[i]));
+    if (keep.every(Boolean)) return k;
+    const kind: Kind = {
+      name: k.name,
+      symbols: k.symbols.filter((_, i) => keep[i]),
+      weights: k.weights.filter((_, i) => keep[i]),
+    };
+    if (k.mass !== undefined) kind.mass = k.mass;
+    return kind;
+  });
+  const empty = new Set(kinds.filter((k) => k.symbols.length === 0).map((k) => k.name));
+  return {
+    ...structure,
+    kinds: kinds.filter((k) => !empty.has(k.name)),
+    sites: structure.sites.filter((s) => !empty.has(s.kind_name)),
+  };
+}
+
 /** How many atoms of each element the cell holds: a site of an alloy kind counts its weights. */
 function elementOccupation(structure: Structure, kinds: Map<string, Kind>): Map<string, number> {
   const occupation = new Map<string, number>();
@@ -156,17 +185,20 @@ function siteSymbols(structure: Structure, kinds: Map<string, Kind>): string[] {
   return structure.sites.map((s) => kinds.get(s.kind_name)?.symbols[0] ?? s.kind_name);
 }
 
+/** A kind as a species; a symbol of weight 0 (KKR's vacancy `H` of weight 0) is no part of it, only its vacancy. */
 function speciesOf(kind: Kind): Species {
-  const symbols = [...kind.symbols];
-  const concentration = [...kind.weights];
+  const present = kind.symbols.map((_, i) => (kind.weights[i] ?? 0) > WEIGHT_TOLERANCE);
+  const symbols = kind.symbols.filter((_, i) => present[i]);
+  const concentration = kind.weights.filter((_, i) => present[i]);
   const vacant = hasVacancies(kind);
   if (vacant) {
     symbols.push('vacancy');
     concentration.push(1 - kind.weights.reduce((a, b) => a + b, 0));
   }
   const species: Species = { name: kind.name, chemical_symbols: symbols, concentration };
+  // Masses are the kind's element's (vacancies weigh 0): left out for an alloy, whose mass is an average.
   if (kind.mass !== undefined && kind.symbols.length === 1)
-    species.mass = vacant ? [kind.mass, 0] : [kind.mass];
+    species.mass = symbols.map((s) => (s === 'vacancy' ? 0 : kind.mass!));
   return species;
 }
 
