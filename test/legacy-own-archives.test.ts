@@ -306,6 +306,53 @@ describe('legacy tarballs in a portal folder', () => {
   });
 });
 
+describe('archives in a portal folder, by their content', () => {
+  it('are found whatever their names (zips named .tar.gz, .zip, .aiida.zip), and each file skipped is said', async () => {
+    const folder = tempDir();
+    // AiiDA 1.5+ wrote zips that projects named *.tar.gz; others name them *.zip or *.aiida.zip.
+    await writeLegacyZip(join(folder, 'fleur_relax.tar.gz'), tinyEntries(dataText()));
+    await writeLegacyZip(join(folder, 'kkr.zip'), tinyEntries(dataText()));
+    await writeLegacyZip(join(folder, 'scf.aiida.zip'), tinyEntries(dataText()));
+    // An archive's folder entries first and metadata.json last, as a zip of a folder may hold them.
+    const last = tinyEntries(dataText());
+    const { 'metadata.json': metadata, ...rest } = last;
+    await writeLegacyZip(join(folder, 'written-last.zip'), {
+      'nodes/': '',
+      ...rest,
+      'metadata.json': metadata!,
+    });
+    await writeLegacyZip(join(folder, 'pseudos.zip'), { 'Si.upf': '<UPF/>', 'sub/metadata.json': '{}' });
+    writeFileSync(join(folder, 'README.md'), '# data\n');
+    writeFileSync(join(folder, 'run.py'), 'print(1)\n');
+    writeFileSync(join(folder, 'fake.zip'), 'not a zip');
+    const lines: string[] = [];
+    const found = scanFolders([folder], (line) => lines.push(line));
+    expect(found.map((s) => s.name)).toEqual(['fleur_relax', 'kkr', 'scf', 'written-last']);
+    expect(lines).toEqual([
+      `${join(folder, 'fake.zip')} skipped: neither a zip nor a tar.gz, whatever its name says`,
+      `${join(folder, 'pseudos.zip')} skipped: a zip without metadata.json at its top, so no AiiDA archive`,
+      `${folder}: 2 other file(s) skipped: neither a zip nor a tar.gz, so no AiiDA archive`,
+    ]);
+    // A rescan says nothing of the files it has said already.
+    const again: string[] = [];
+    expect(scanFolders([folder], (line) => again.push(line))).toHaveLength(4);
+    expect(again).toEqual([]);
+    const catalog = new SourceCatalog(sourceOpener({ cacheDir: tempDir('quarry-cache-') }), { maxOpen: 4 });
+    catalog.add(found);
+    const app = await buildApp({ catalog });
+    try {
+      for (const { name } of found) {
+        const nodes = await app.inject({ url: `/${name}/api/v4/nodes/` });
+        expect(nodes.statusCode, name).toBe(200);
+        expect(nodes.json().data.nodes).toHaveLength(3);
+      }
+    } finally {
+      await app.close();
+      await catalog.close();
+    }
+  });
+});
+
 /** A file server on 127.0.0.1 that answers ranges (and If-Range) with a strong ETag, as Quarry asks of one. */
 async function rangeServer(folder: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createHttpServer((req, res) => {

@@ -1,28 +1,67 @@
 /**
- * Sources in folders: every `.aiida` file, every core.sqlite_dos folder (one with `database.sqlite`), every
- * extracted AiiDA 1.x archive (a folder with `metadata.json` and `data.json`) and every `.tar.gz` or `.tgz` one
- * (told from other tarballs by its first entry) below the folders given, at any depth. Reading names, sizes
- * and a tarball's first 4 KiB is all it does: nothing is opened.
+ * Sources in folders: every AiiDA archive (told by its content, archive-content.ts: a zip listing
+ * metadata.json, a tar.gz or tar whose first entry is a legacy archive's, whatever the file's name; a `.aiida`
+ * file always, refused for itself if it is none), every core.sqlite_dos folder (one with `database.sqlite`) and
+ * every extracted AiiDA 1.x archive (a folder with `metadata.json` and `data.json`) below the folders given, at
+ * any depth. Reading names, sizes, a file's first bytes and a zip's central directory is all it does: nothing is
+ * opened. A file that looked like an archive and is not is said once in a line, and the other files of a scan
+ * in one line of their count.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { looksLegacyTar } from '../storage/archive/legacy/tar-unpack.js';
+import { archiveVerdict, type Verdict } from './archive-content.js';
 import { nameFrom } from './names.js';
 import type { PortalSpec } from './spec.js';
 
 /** Folders below which nothing is served: version control, caches, AiiDA's own repository containers. */
 const SKIPPED = new Set(['.git', 'node_modules', 'container']);
 
-/** The sources below `folders`, sorted by path within each folder (so that names and order are stable). */
-export function scanFolders(folders: readonly string[]): PortalSpec[] {
+/**
+ * The sources below `folders`, sorted by path within each folder (so that names and order are stable). `say`
+ * gets a line for each file skipped that looked like an archive, and one for the count of the others, for
+ * files not seen before at their size and time (a rescan says nothing new of files already said).
+ */
+export function scanFolders(folders: readonly string[], say: (line: string) => void = warn): PortalSpec[] {
   const found: PortalSpec[] = [];
-  for (const folder of folders) walk(resolve(folder), found, 0);
+  for (const folder of folders) {
+    const scan: Scan = { found, say, others: 0 };
+    walk(resolve(folder), scan, 0);
+    if (scan.others > 0)
+      say(`${folder}: ${scan.others} other file(s) skipped: neither a zip nor a tar.gz, so no AiiDA archive`);
+  }
   return found;
+}
+
+function warn(line: string): void {
+  process.stderr.write(`quarry: ${line}\n`);
+}
+
+interface Scan {
+  found: PortalSpec[];
+  say: (line: string) => void;
+  /** Files of no archive's shape, newly seen. */
+  others: number;
+}
+
+/** What each file was found to be, at the version it had: each file is read once, and said once. */
+const verdicts = new Map<string, { version: string; verdict: Verdict }>();
+
+function verdictOf(path: string, version: string, scan: Scan): Verdict {
+  const known = verdicts.get(path);
+  if (known?.version === version) return known.verdict;
+  const verdict = archiveVerdict(path);
+  verdicts.set(path, { version, verdict });
+  if (!verdict.archive) {
+    if (verdict.candidate) scan.say(`${path} skipped: ${verdict.why}`);
+    else scan.others += 1;
+  }
+  return verdict;
 }
 
 const MAX_DEPTH = 32;
 
-function walk(folder: string, found: PortalSpec[], depth: number) {
+function walk(folder: string, scan: Scan, depth: number) {
+  const { found } = scan;
   let entries: Dirent[];
   try {
     entries = readdirSync(folder, { withFileTypes: true });
@@ -53,12 +92,12 @@ function walk(folder: string, found: PortalSpec[], depth: number) {
     if (entry.name.startsWith('.') || SKIPPED.has(entry.name)) continue;
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (depth < MAX_DEPTH) walk(path, found, depth + 1);
+      if (depth < MAX_DEPTH) walk(path, scan, depth + 1);
     } else if (entry.isFile() || entry.isSymbolicLink()) {
-      const archive =
-        /\.aiida$/i.test(entry.name) || (/\.(tar\.gz|tgz)$/i.test(entry.name) && looksLegacyTar(path));
-      const version = archive ? fileVersion(path) : undefined;
-      if (version !== undefined)
+      const version = fileVersion(path);
+      if (version === undefined) continue;
+      // A .aiida file is one by its name: if it is none, opening it says why, in the sources' list.
+      if (/\.aiida$/i.test(entry.name) || verdictOf(path, version, scan).archive)
         found.push({ name: nameFrom(path), kind: 'archive', origin: path, path, version });
     }
   }

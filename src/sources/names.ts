@@ -42,13 +42,13 @@ export function isUrlSafe(name: string): boolean {
 }
 
 /**
- * The name a file or profile is served under: its base name without `.aiida` (or a legacy archive's `.tar.gz`
- * or `.tgz`), each run of characters a URL
+ * The name a file or profile is served under: its base name without `.aiida`, `.zip`, `.aiida.zip`, `.tar.gz`
+ * or `.tgz`, each run of characters a URL
  * would have to escape replaced by `-` (so `MC3D v2 (2024).aiida` is served at `/MC3D-v2-2024/`).
  */
 export function nameFrom(fileOrProfile: string): string {
   const base = basename(remoteFileName(fileOrProfile) ?? fileOrProfile.replace(/[/\\]+$/, '')).replace(
-    /\.aiida$|\.tar\.gz$|\.tgz$/i,
+    /\.aiida(\.zip)?$|\.tar\.gz$|\.tgz$|\.zip$/i,
     '',
   );
   const safe = base

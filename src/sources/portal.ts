@@ -70,7 +70,7 @@ export class Portal {
       const found = scanFolders([folder]);
       if (atStart && found.length === 0) {
         throw new EmptyFolderError(
-          `${folder} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no .aiida archive, AiiDA 1.x .tar.gz archive or core.sqlite_dos folder at any depth; nothing to serve there`,
+          `${folder} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no AiiDA archive (a zip or tar.gz holding metadata.json, whatever its name) or core.sqlite_dos folder at any depth; nothing to serve there`,
         );
       }
       return found;
