@@ -136,4 +136,55 @@ describe('band structure exports', () => {
     );
     expect(withJson).not.toContain('all_data_str = r');
   });
+
+  it("measures a real band path (QE's silicon, seekpath's labels) within 1e-14 of aiida's numpy", () => {
+    // Quantum ESPRESSO's fcc cell of a = 5.4306 Å, and the path G-X-U|K-G-L-W-X in crystal coordinates.
+    const a = 5.4306 / 2;
+    const at: Record<string, number[]> = {
+      G: [0, 0, 0],
+      X: [0.5, 0, 0.5],
+      U: [0.625, 0.25, 0.625],
+      K: [0.375, 0.375, 0.75],
+      L: [0.5, 0.5, 0.5],
+      W: [0.5, 0.25, 0.75],
+    };
+    const segments: [string, string, number][] = [
+      ['G', 'X', 20],
+      ['X', 'U', 7],
+      ['K', 'G', 21],
+      ['G', 'L', 17],
+      ['L', 'W', 12],
+      ['W', 'X', 9],
+    ];
+    const kpoints: number[] = [];
+    const labels: [number, string][] = [];
+    for (const [from, to, n] of segments) {
+      const [s, e] = [at[from]!, at[to]!];
+      labels.push([kpoints.length / 3, from]);
+      for (let t = 0; t <= n; t++) kpoints.push(...[0, 1, 2].map((j) => s[j]! + ((e[j]! - s[j]!) * t) / n));
+      labels.push([kpoints.length / 3 - 1, to]);
+    }
+    const silicon: Bands = {
+      ...bands,
+      bands: readNpy(npy(new Array<number>(92 * 2).fill(1.5), [92, 2])),
+      kpoints: readNpy(npy(kpoints, [92, 3])),
+      labels,
+      cell: [
+        [-a, 0, a],
+        [0, a, a],
+        [-a, a, 0],
+      ],
+    };
+    const { x } = plotData(silicon);
+    // aiida-core's _get_bandplot_data under numpy 2.4 (OpenBLAS): the x of each label, in order.
+    const numpy = [
+      0, 1.156996521043639, 1.156996521043639, 1.5660565639632393, 1.5660565639632393, 2.7932366927220422,
+      2.7932366927220422, 3.795225072036049, 3.795225072036049, 4.6133451578752505, 4.6133451578752505,
+      5.191843418397071,
+    ];
+    expect(x).toHaveLength(92);
+    labels.forEach(([i], n) => expect(Math.abs(x[i]! - numpy[n]!)).toBeLessThanOrEqual(1e-14 * numpy[n]!));
+    // No distance across the jump from U to K.
+    expect(x[labels[3]![0]]).toBe(x[labels[4]![0]]);
+  });
 });
