@@ -36,7 +36,8 @@ export function archiveVerdict(file: string): Verdict {
           };
     }
     if (startsAsTarball(start) || ARCHIVE_NAME.test(file)) {
-      if (startsAsTarball(start) && looksLegacyTar(file)) return { archive: true };
+      // looksLegacyTar also knows the old tars without a magic, by their headers' checksums.
+      if (looksLegacyTar(file)) return { archive: true };
       return {
         archive: false,
         why: startsAsTarball(start)
