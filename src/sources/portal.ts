@@ -67,7 +67,7 @@ export class Portal {
   /** `atStart`: a folder with nothing to serve is most likely a wrong path, said at once. */
   private current(atStart = false): PortalSpec[] {
     const folders = this.options.folders.flatMap((folder) => {
-      const found = scanFolders([folder]);
+      const found = scanFolders([folder], this.options.log);
       if (atStart && found.length === 0) {
         throw new EmptyFolderError(
           `${folder} is not a core.sqlite_dos storage folder (it has no database.sqlite) and holds no AiiDA archive (a zip or tar.gz holding metadata.json, whatever its name) or core.sqlite_dos folder at any depth; nothing to serve there`,
@@ -76,7 +76,9 @@ export class Portal {
       return found;
     });
     const fromFileFolders = this.file.folders.flatMap(({ folder, queryTimeout }) =>
-      scanFolders([folder]).map((s) => (queryTimeout === undefined ? s : { ...s, queryTimeout })),
+      scanFolders([folder], this.options.log).map((s) =>
+        queryTimeout === undefined ? s : { ...s, queryTimeout },
+      ),
     );
     return [...(this.options.specs ?? []), ...this.file.specs, ...folders, ...fromFileFolders];
   }
