@@ -58,6 +58,10 @@ describe('TrajectoryData of export versions 0.1 to 0.3', () => {
           const counts = [...xsf.body.matchAll(/PRIMCOORD \d+\n\s*(\d+) 1\n/g)].map((m) => Number(m[1]));
           expect(counts.length).toBeGreaterThan(0);
           for (const n of counts) expect(n).toBe(expected.symbols.length);
+          const cif = await app.inject({ url: `${API}/nodes/${uuid}/download?download_format=cif` });
+          expect(cif.statusCode).toBe(200);
+          // The first step's first atom, labelled by its element.
+          expect(cif.body).toMatch(new RegExp(`^\\s+${expected.symbols[0]}1\\s`, 'm'));
         }
         expect(warnings.filter((w) => /TrajectoryData/.test(w))).toEqual([]);
       } finally {
