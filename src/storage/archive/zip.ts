@@ -149,6 +149,13 @@ export async function zipFromReader(
   }
 }
 
+/** Whether a folder's name (ending in `/`) has six parts or more. */
+function deepFolder(name: string): boolean {
+  let parts = 0;
+  for (let at = name.indexOf('/'); at !== -1; at = name.indexOf('/', at + 1)) if (++parts === 6) return true;
+  return false;
+}
+
 async function indexEntries(
   file: string,
   zip: yauzl.ZipFile,
@@ -179,7 +186,9 @@ async function indexEntries(
     encrypted = wider(encrypted, new Uint8Array(capacity));
   };
   // A folder entry not followed by one inside it is an empty folder: only those are kept (with the count of files
-  // before them), not the entries of every folder of a legacy archive.
+  // before them), not the entries of every folder of a legacy archive; and only those six or more deep, inside a
+  // node's files (`nodes/ab/cd/ef…/raw_input/out/`), not the empty `path/` of every node without files (a million
+  // in a large archive), which aiida-core's migration does not keep either.
   const emptyFolders: { name: string; at: number }[] = [];
   let folder: string | undefined;
   await new Promise<void>((resolve, reject) => {
@@ -187,7 +196,7 @@ async function indexEntries(
     zip.on('entry', (entry: yauzl.Entry) => {
       if (folder !== undefined && !entry.fileName.startsWith(folder))
         emptyFolders.push({ name: folder, at: i });
-      folder = entry.fileName.endsWith('/') ? entry.fileName : undefined;
+      folder = entry.fileName.endsWith('/') && deepFolder(entry.fileName) ? entry.fileName : undefined;
       // Folder entries (`repo/`) hold nothing; leaving them out keeps `repo/` + '' from finding one.
       if (!entry.fileName.endsWith('/') && i < count) {
         if (i === capacity) grow();
