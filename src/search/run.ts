@@ -1,0 +1,136 @@
+/**
+ * One search over one index file, and the merge of every source's answer: each index gives its matches' count
+ * per node type and per element (exact, so the facets and the total are), and its first `window` results in
+ * order; the merge keeps the page asked for. With words, results are ordered by bm25 (a UUID match first),
+ * then newest first; without, newest first.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SearchRequest } from './request.js';
+
+/** A result as an index holds it, with the order it is merged in. */
+export interface IndexRow {
+  id: number;
+  uuid: string;
+  node_type: string;
+  process_type: string | null;
+  label: string;
+  ctime: string | null;
+  ctime_ms: number | null;
+  formula: string | null;
+  score: number;
+}
+
+export interface IndexAnswer {
+  total: number;
+  rows: IndexRow[];
+  types: [string, number][];
+  elements: [string, number][];
+}
+
+/** The score of a match by UUID: before every word match (bm25 scores are negative, better is lower). */
+const UUID_SCORE = -1e300;
+
+/** The end of the range of strings that start with `prefix`. */
+function afterPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+interface Plan {
+  /** The WITH clause and its parameters (the matches by word and UUID), or none. */
+  head: string;
+  headParams: unknown[];
+  from: string;
+  where: string;
+  params: unknown[];
+  order: string;
+}
+
+function planOf(request: SearchRequest): Plan {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (request.typePrefix !== undefined) {
+    conditions.push('n.node_type >= ? AND n.node_type < ?');
+    params.push(request.typePrefix, afterPrefix(request.typePrefix));
+  }
+  for (const element of request.elements) {
+    conditions.push('n.id IN (SELECT id FROM elements WHERE element = ?)');
+    params.push(element);
+  }
+  if (request.nelements !== undefined) {
+    conditions.push('n.nelements = ?');
+    params.push(request.nelements);
+  }
+  if (request.state === 'finished') conditions.push("n.process_state = 'finished' AND n.exit_status = 0");
+  else if (request.state === 'failed')
+    conditions.push("n.process_state = 'finished' AND (n.exit_status IS NULL OR n.exit_status <> 0)");
+  else if (request.state !== undefined) {
+    conditions.push('n.process_state = ?');
+    params.push(request.state);
+  }
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  const hits: string[] = [];
+  const headParams: unknown[] = [];
+  if (request.match !== undefined) {
+    hits.push('SELECT rowid AS id, rank AS score FROM words WHERE words MATCH ?');
+    headParams.push(request.match);
+  }
+  if (request.uuidPrefix !== undefined) {
+    hits.push(`SELECT id, ${UUID_SCORE} AS score FROM nodes WHERE uuid >= ? AND uuid < ?`);
+    headParams.push(request.uuidPrefix, afterPrefix(request.uuidPrefix));
+  }
+  if (hits.length === 0) {
+    return { head: '', headParams, from: 'nodes AS n', where, params, order: 'n.ctime_ms DESC, n.id DESC' };
+  }
+  return {
+    head: `WITH hit AS MATERIALIZED (${hits.join(' UNION ALL ')}), best AS (SELECT id, min(score) AS score FROM hit GROUP BY id)`,
+    headParams,
+    from: 'best JOIN nodes AS n ON n.id = best.id',
+    where,
+    params,
+    order: 'best.score, n.ctime_ms DESC, n.id DESC',
+  };
+}
+
+/** The matches of `request` in one index: counts, and the first `window` results. */
+export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, window: number): IndexAnswer {
+  if (request.empty) return { total: 0, rows: [], types: [], elements: [] };
+  const plan = planOf(request);
+  const all = [...plan.headParams, ...plan.params];
+  const types = db
+    .prepare(`${plan.head} SELECT n.node_type, count(*) FROM ${plan.from} ${plan.where} GROUP BY n.node_type`)
+    .raw()
+    .all(...all) as [string, number][];
+  const total = types.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return { total, rows: [], types, elements: [] };
+  const elements = db
+    .prepare(
+      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+    )
+    .raw()
+    .all(...all) as [string, number][];
+  const score = plan.head === '' ? '0' : 'best.score';
+  const rows = db
+    .prepare(
+      `${plan.head} SELECT n.id, n.uuid, n.node_type, n.process_type, n.label, n.ctime, n.ctime_ms, n.formula,
+         ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
+    )
+    .all(...all, window) as IndexRow[];
+  return { total, rows, types, elements };
+}
+
+/** Merge order: score, newest first, then by source and pk so that pages never overlap. */
+export function byRank(a: { source: string; row: IndexRow }, b: { source: string; row: IndexRow }): number {
+  return (
+    a.row.score - b.row.score ||
+    (b.row.ctime_ms ?? -Infinity) - (a.row.ctime_ms ?? -Infinity) ||
+    (a.source < b.source ? -1 : a.source > b.source ? 1 : 0) ||
+    b.row.id - a.row.id
+  );
+}
+
+/** A stored datetime (`2019-03-04 10:31:13.783386`, UTC) in ISO 8601 with its zone. */
+export function isoTime(stored: string | null): string | null {
+  if (stored === null) return null;
+  const text = stored.replace(' ', 'T');
+  return /(?:Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text}+00:00`;
+}
