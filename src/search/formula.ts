@@ -4,7 +4,7 @@
  * kinds and sites or a CifData's `formulae` attribute; and whether a word of a query is a formula.
  */
 import { atomicNumber } from '../domain/formats/elements.js';
-import { formula, structureFormula, structureFromAttributes } from '../domain/structure.js';
+import { formula, structureFormula, type Kind } from '../domain/structure.js';
 
 export interface Composition {
   /** The reduced formula (hill_compact), or null where none can be written (fractional counts). */
@@ -18,18 +18,31 @@ const MOST_ATOMS = 10_000;
 
 const isElement = (symbol: string) => atomicNumber(symbol) !== undefined;
 
-/** A StructureData's composition from its attributes; undefined for attributes no structure has. */
-export function structureComposition(attributes: Record<string, unknown>): Composition | undefined {
+/**
+ * A StructureData's composition from its kinds and the number of sites of each kind (what SQLite reads out of
+ * its attributes, so that the positions are never parsed here); undefined for values no structure has.
+ */
+export function structureComposition(kinds: unknown, sitesPerKind: unknown): Composition | undefined {
   try {
-    const structure = structureFromAttributes(attributes);
-    const kinds = new Map(structure.kinds.map((k) => [k.name, k]));
+    if (!Array.isArray(kinds) || typeof sitesPerKind !== 'object' || sitesPerKind === null) return undefined;
+    const counts = Object.entries(sitesPerKind as Record<string, number>);
+    const total = counts.reduce((sum, [, n]) => sum + n, 0);
+    if (total === 0) return undefined;
+    const byName = new Map((kinds as Kind[]).map((k) => [k.name, k]));
     const elements = new Set<string>();
-    for (const site of structure.sites) {
-      for (const symbol of kinds.get(site.kind_name)?.symbols ?? [])
-        if (isElement(symbol)) elements.add(symbol);
+    for (const [name] of counts) {
+      for (const symbol of byName.get(name)?.symbols ?? []) if (isElement(symbol)) elements.add(symbol);
     }
-    if (structure.sites.length === 0) return undefined;
-    const reduced = structure.sites.length > MOST_ATOMS ? null : structureFormula(structure, 'hill_compact');
+    let reduced: string | null = null;
+    if (total <= MOST_ATOMS) {
+      const sites = counts.flatMap(([name, n]) =>
+        Array.from({ length: n }, () => ({ kind_name: name, position: [] })),
+      );
+      reduced = structureFormula(
+        { cell: [], pbc: [true, true, true], kinds: kinds as Kind[], sites },
+        'hill_compact',
+      );
+    }
     return { formula: reduced, elements: [...elements].sort() };
   } catch {
     return undefined;
@@ -58,8 +71,7 @@ export function reducedFormula(counts: Map<string, number>): string | null {
 }
 
 /** A CifData's composition from its `formulae` attribute (the CIF's `_chemical_formula_sum`). */
-export function cifComposition(attributes: Record<string, unknown>): Composition | undefined {
-  const formulae = attributes.formulae;
+export function cifComposition(formulae: unknown): Composition | undefined {
   const first = Array.isArray(formulae) ? formulae.find((f) => typeof f === 'string') : undefined;
   if (typeof first !== 'string') return undefined;
   const counts = formulaCounts(first);

@@ -16,27 +16,28 @@ const STRUCTURE = 'data.core.structure.StructureData.';
 const CIF = 'data.core.cif.CifData.';
 
 const SCHEMA = [
-  `CREATE TABLE nodes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL, node_type TEXT NOT NULL, process_type TEXT,
-    label TEXT NOT NULL, ctime TEXT, ctime_ms INTEGER, formula TEXT, nelements INTEGER, space_group INTEGER,
+  // Types by number: a node's type is a small integer here, not 35 characters twice (row and index).
+  'CREATE TABLE types (type INTEGER PRIMARY KEY, node_type TEXT NOT NULL UNIQUE)',
+  `CREATE TABLE nodes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL, type INTEGER NOT NULL, process_type TEXT,
+    label TEXT NOT NULL, ctime_ms INTEGER, formula TEXT, nelements INTEGER, space_group INTEGER,
     process_state TEXT, exit_status INTEGER)`,
   'CREATE TABLE elements (id INTEGER NOT NULL, element TEXT NOT NULL, PRIMARY KEY (element, id)) WITHOUT ROWID',
   'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID',
-  // Contentless: the words are only looked up, what a result shows is read from `nodes`.
-  "CREATE VIRTUAL TABLE words USING fts5(label, description, kind, formula, content='', tokenize='unicode61')",
+  // Contentless and without positions: words are only looked up (a query never asks for a phrase, see
+  // request.ts), what a result shows is read from `nodes`.
+  "CREATE VIRTUAL TABLE words USING fts5(label, description, formula, content='', detail=none, tokenize='unicode61')",
   'CREATE TEMP TABLE compositions (id INTEGER PRIMARY KEY, formula TEXT, nelements INTEGER, space_group INTEGER, words TEXT)',
 ];
 
 const INDEXES = [
   'CREATE INDEX nodes_uuid ON nodes (uuid)',
   'CREATE INDEX nodes_newest ON nodes (ctime_ms DESC, id DESC)',
-  'CREATE INDEX nodes_type ON nodes (node_type)',
+  'CREATE INDEX nodes_type ON nodes (type)',
   'CREATE INDEX elements_id ON elements (id)',
 ];
 
 /** Milliseconds since 1970 of a stored datetime (SQLite reads both AiiDA's forms, with or without a zone). */
 const CTIME_MS = 'CAST(round((julianday(n.ctime) - 2440587.5) * 86400000.0) AS INTEGER)';
-/** A node type's class (`StructureData`), its last segment. */
-const CLASS = `substr(rtrim(n.node_type, '.'), length(rtrim(rtrim(n.node_type, '.'), replace(rtrim(n.node_type, '.'), '.', ''))) + 1)`;
 
 const PROCESS_ATTRIBUTES =
   "CASE WHEN n.node_type LIKE 'process.%' THEN json_extract(n.attributes, '$.process_state') END, " +
@@ -57,28 +58,34 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
+    // Index builds sort in memory rather than in temporary files.
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -65536');
     db.prepare('ATTACH ? AS src').run(source);
     for (const sql of SCHEMA) db.exec(sql);
     db.exec('BEGIN');
     keepCompositions(db);
+    db.exec('INSERT INTO types (node_type) SELECT DISTINCT node_type FROM src.db_dbnode ORDER BY 1');
     db.exec(
-      `INSERT INTO nodes SELECT n.id, n.uuid, n.node_type, n.process_type, coalesce(n.label, ''), n.ctime, ${CTIME_MS},
+      `INSERT INTO nodes SELECT n.id, n.uuid, t.type, n.process_type, coalesce(n.label, ''), ${CTIME_MS},
         c.formula, c.nelements, c.space_group, ${PROCESS_ATTRIBUTES}
-       FROM src.db_dbnode AS n LEFT JOIN compositions AS c ON c.id = n.id`,
+       FROM src.db_dbnode AS n JOIN types AS t ON t.node_type = n.node_type
+       LEFT JOIN compositions AS c ON c.id = n.id`,
     );
+    // Only nodes with words: most nodes of a provenance graph (numbers, dictionaries, folders) have no label.
     db.exec(
-      `INSERT INTO words (rowid, label, description, kind, formula)
-       SELECT n.id, coalesce(n.label, ''), substr(coalesce(n.description, ''), 1, ${DESCRIPTION_CHARS}),
-         ${CLASS} || ' ' || coalesce(n.process_type, '') || coalesce(' ' || CASE WHEN n.node_type LIKE 'process.%'
-           THEN json_extract(n.attributes, '$.process_label') END, ''),
-         coalesce(c.words, '')
-       FROM src.db_dbnode AS n LEFT JOIN compositions AS c ON c.id = n.id`,
+      `INSERT INTO words (rowid, label, description, formula)
+       SELECT n.id, n.label, coalesce(n.description, ''), coalesce(c.words, '') FROM (
+         SELECT id, coalesce(label, '') AS label, substr(description, 1, ${DESCRIPTION_CHARS}) AS description
+         FROM src.db_dbnode) AS n LEFT JOIN compositions AS c ON c.id = n.id
+       WHERE n.label <> '' OR n.description <> '' OR c.words <> ''`,
     );
     for (const sql of INDEXES) db.exec(sql);
     const summary = db
       .prepare(
-        `SELECT count(*) AS nodes, coalesce(sum(node_type IN ('${STRUCTURE}', '${CIF}')), 0) AS structures,
-           coalesce(sum(node_type LIKE 'process.%'), 0) AS processes FROM nodes`,
+        `SELECT coalesce(sum(n), 0) AS nodes, coalesce(sum(n * (node_type IN ('${STRUCTURE}', '${CIF}'))), 0) AS structures,
+           coalesce(sum(n * (node_type LIKE 'process.%')), 0) AS processes
+         FROM (SELECT type, count(*) AS n FROM nodes GROUP BY type) JOIN types USING (type)`,
       )
       .get() as IndexSummary;
     const keep = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
@@ -92,7 +99,6 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
       keep.run(key, value);
     }
     db.exec('COMMIT');
-    db.exec("INSERT INTO words (words) VALUES ('optimize')");
     db.exec('DETACH src');
     return summary;
   } finally {
@@ -100,12 +106,21 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
   }
 }
 
-/** Formulas and elements of the structures and CIF files, computed from their attributes. */
+/**
+ * Formulas and elements of the structures and CIF files. SQLite reads what they need out of the attributes (a
+ * structure's kinds and its sites counted by kind, a CIF file's formula and space group), so that no site's
+ * position is ever parsed here.
+ */
 function keepCompositions(db: BetterSqlite3.Database) {
   // In batches: a connection cannot write while a statement of it still reads.
   const read = db
     .prepare(
-      'SELECT id, node_type, attributes FROM src.db_dbnode WHERE node_type IN (?, ?) AND id > ? ORDER BY id LIMIT 1000',
+      `SELECT n.id, n.node_type,
+         CASE WHEN n.node_type = @structure THEN json_extract(n.attributes, '$.kinds') ELSE json_extract(n.attributes, '$.formulae') END,
+         CASE WHEN n.node_type = @structure THEN (SELECT json_group_object(kind, sites) FROM (SELECT s.value ->> '$.kind_name' AS kind,
+           count(*) AS sites FROM json_each(n.attributes, '$.sites') AS s GROUP BY kind))
+           ELSE json_extract(n.attributes, '$.spacegroup_numbers[0]') END
+       FROM src.db_dbnode AS n WHERE n.node_type IN (@structure, @cif) AND n.id > @after ORDER BY n.id LIMIT 1000`,
     )
     .raw();
   const insert = db.prepare(
@@ -113,35 +128,27 @@ function keepCompositions(db: BetterSqlite3.Database) {
   );
   const element = db.prepare('INSERT OR IGNORE INTO elements (id, element) VALUES (?, ?)');
   for (let after = -Infinity; ;) {
-    const rows = read.all(STRUCTURE, CIF, after) as [number, string, unknown][];
+    const rows = read.all({ structure: STRUCTURE, cif: CIF, after }) as [number, string, unknown, unknown][];
     if (rows.length === 0) return;
     after = rows[rows.length - 1]![0];
-    for (const [id, type, text] of rows) keepComposition(id, type, text, insert, element);
+    for (const [id, type, first, second] of rows) {
+      let found: Composition | undefined;
+      try {
+        found =
+          type === STRUCTURE
+            ? structureComposition(parsed(first), parsed(second))
+            : cifComposition(parsed(first));
+      } catch {
+        continue;
+      }
+      if (found === undefined) continue;
+      const group = type === CIF && Number.isInteger(second) ? (second as number) : null;
+      // The formula and each element are words, so that `GaAs` (written as the index writes it) and `Si O` find it.
+      const words = [found.formula ?? '', ...found.elements].join(' ').trim();
+      insert.run(id, found.formula, found.elements.length, group, words);
+      for (const symbol of found.elements) element.run(id, symbol);
+    }
   }
 }
 
-function keepComposition(
-  id: number,
-  type: string,
-  text: unknown,
-  insert: BetterSqlite3.Statement,
-  element: BetterSqlite3.Statement,
-) {
-  {
-    let attributes: Record<string, unknown>;
-    try {
-      attributes = (typeof text === 'string' ? JSON.parse(text) : {}) ?? {};
-    } catch {
-      return;
-    }
-    const found: Composition | undefined =
-      type === STRUCTURE ? structureComposition(attributes) : cifComposition(attributes);
-    if (found === undefined) return;
-    const groups = type === CIF ? attributes.spacegroup_numbers : undefined;
-    const group = Array.isArray(groups) && Number.isInteger(groups[0]) ? (groups[0] as number) : null;
-    // The formula and each element are words, so that `GaAs` (written as the index writes it) and `Si O` find it.
-    const words = [found.formula ?? '', ...found.elements].join(' ').trim();
-    insert.run(id, found.formula, found.elements.length, group, words);
-    for (const symbol of found.elements) element.run(id, symbol);
-  }
-}
+const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);

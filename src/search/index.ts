@@ -101,7 +101,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
         process_type: row.process_type,
         label: row.label,
         formula: row.formula,
-        ctime: isoTime(row.ctime),
+        ctime: isoTime(row.ctime_ms),
         url: `${base}${at(source)}${ctx.prefix}/nodes/${row.uuid}/`,
         explorer_url: `${base}${at(source)}/nodes/${row.uuid}`,
       }));

@@ -1,7 +1,7 @@
 /**
  * A search's query string as a typed request, or a 400 that names the parameter and says what to give. The
- * words of `q` become an FTS5 expression in which every word is quoted: whatever a word holds (quotes, `*`,
- * `-`, `OR`, `NEAR`), it is searched as plain text, never as FTS5 syntax.
+ * words of `q` become an FTS5 expression of quoted tokens (letters and digits only, all of them required):
+ * whatever a word holds (quotes, `*`, `-`, `OR`, `NEAR`), it is searched as plain text, never as FTS5 syntax.
  */
 import { isElement, queryFormula } from './formula.js';
 
@@ -128,14 +128,16 @@ function readQ(q: string, request: SearchRequest) {
   }
   const terms: string[] = [];
   for (const word of text.split(/\s+/)) {
-    // A word without letters or digits has nothing the index keeps.
-    if (!/[\p{L}\p{N}]/u.test(word)) continue;
-    const quoted = `"${word.replaceAll('"', '""')}"`;
+    // Cut where FTS5's tokenizer cuts (at what is not a letter or a digit): every quoted string is one token,
+    // never a phrase (the index keeps no positions).
+    const tokens = word.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
+    if (tokens.length === 0) continue;
+    const all = tokens.map((t) => `"${t}"`).join(' AND ');
     const formula = queryFormula(word);
     terms.push(
       formula === undefined || formula === word
-        ? quoted
-        : `(${quoted} OR "${formula.replaceAll('"', '""')}")`,
+        ? all
+        : `(${tokens.length > 1 ? `(${all})` : all} OR "${formula}")`,
     );
   }
   if (terms.length > 0) request.match = terms.join(' AND ');

@@ -14,7 +14,6 @@ export interface IndexRow {
   node_type: string;
   process_type: string | null;
   label: string;
-  ctime: string | null;
   ctime_ms: number | null;
   formula: string | null;
   score: number;
@@ -49,7 +48,7 @@ function planOf(request: SearchRequest): Plan {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (request.typePrefix !== undefined) {
-    conditions.push('n.node_type >= ? AND n.node_type < ?');
+    conditions.push('n.type IN (SELECT type FROM types WHERE node_type >= ? AND node_type < ?)');
     params.push(request.typePrefix, afterPrefix(request.typePrefix));
   }
   for (const element of request.elements) {
@@ -97,7 +96,10 @@ export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, 
   const plan = planOf(request);
   const all = [...plan.headParams, ...plan.params];
   const types = db
-    .prepare(`${plan.head} SELECT n.node_type, count(*) FROM ${plan.from} ${plan.where} GROUP BY n.node_type`)
+    .prepare(
+      `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
+       JOIN types AS t ON t.type = c.type`,
+    )
     .raw()
     .all(...all) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
@@ -111,8 +113,8 @@ export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, 
   const score = plan.head === '' ? '0' : 'best.score';
   const rows = db
     .prepare(
-      `${plan.head} SELECT n.id, n.uuid, n.node_type, n.process_type, n.label, n.ctime, n.ctime_ms, n.formula,
-         ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
+      `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
+         n.label, n.ctime_ms, n.formula, ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
     )
     .all(...all, window) as IndexRow[];
   return { total, rows, types, elements };
@@ -128,9 +130,7 @@ export function byRank(a: { source: string; row: IndexRow }, b: { source: string
   );
 }
 
-/** A stored datetime (`2019-03-04 10:31:13.783386`, UTC) in ISO 8601 with its zone. */
-export function isoTime(stored: string | null): string | null {
-  if (stored === null) return null;
-  const text = stored.replace(' ', 'T');
-  return /(?:Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text}+00:00`;
+/** A creation time in ISO 8601 (to the millisecond the index keeps). */
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString().replace('Z', '+00:00');
 }
