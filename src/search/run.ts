@@ -95,6 +95,7 @@ export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, 
   if (request.empty) return { total: 0, rows: [], types: [], elements: [] };
   const plan = planOf(request);
   const all = [...plan.headParams, ...plan.params];
+  if (plan.head === '' && plan.where === '') return everything(db, window);
   const types = db
     .prepare(
       `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
@@ -118,6 +119,22 @@ export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, 
     )
     .all(...all, window) as IndexRow[];
   return { total, rows, types, elements };
+}
+
+/** A search without conditions: its facets as the index keeps them, its newest nodes. */
+function everything(db: BetterSqlite3.Database, window: number): IndexAnswer {
+  const types = db.prepare('SELECT node_type, nodes FROM types WHERE nodes > 0').raw().all() as [
+    string,
+    number,
+  ][];
+  const elements = db.prepare('SELECT element, nodes FROM element_counts').raw().all() as [string, number][];
+  const rows = db
+    .prepare(
+      `SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type, n.label,
+         n.ctime_ms, n.formula, 0 AS score FROM nodes AS n ORDER BY n.ctime_ms DESC, n.id DESC LIMIT ?`,
+    )
+    .all(window) as IndexRow[];
+  return { total: types.reduce((sum, [, n]) => sum + n, 0), rows, types, elements };
 }
 
 /** Merge order: score, newest first, then by source and pk so that pages never overlap. */
