@@ -117,6 +117,14 @@ export async function searchPortalBench(options: SearchPortalOptions) {
     }
     const indexedMs = performance.now() - indexStarted;
 
+    // One client alone: what a search costs without waiting for others.
+    const alone: number[] = [];
+    for (let i = 0; i < 3 * SEARCHES.length; i++) {
+      const started = performance.now();
+      await searchJson(served.port, SEARCHES[i % SEARCHES.length]!);
+      alone.push(performance.now() - started);
+    }
+
     const times: number[] = [];
     const end = Date.now() + (options.seconds ?? 20) * 1000;
     let failures = 0;
@@ -159,6 +167,8 @@ export async function searchPortalBench(options: SearchPortalOptions) {
       indexCpuShareOfExtraction: Math.round((100 * sum('indexMs')) / sum('extractionMs')) / 100,
       indexShareOfCopySize: Math.round((100 * sum('index')) / sum('copy')) / 100,
       firstIndexingOfAllMs: Math.round(indexedMs),
+      aloneP50Ms: p(alone, 0.5),
+      aloneP99Ms: p(alone, 0.99),
       searches: times.length,
       failures,
       searchP50Ms: p(times, 0.5),
@@ -177,6 +187,7 @@ export async function searchPortalBench(options: SearchPortalOptions) {
     [
       `  index beside extraction   ${Math.round(result.indexCpuShareOfExtraction * 100)} % of its CPU time, ${Math.round(result.indexShareOfCopySize * 100)} % of the copy's size (first ${costs.length} archives)`,
       `  all sources indexed in    ${result.firstIndexingOfAllMs} ms (extracted at their first search)`,
+      `  search, one client        p50 ${result.aloneP50Ms} ms, p99 ${result.aloneP99Ms} ms`,
       `  search at ${CLIENTS} clients      p50 ${result.searchP50Ms} ms, p99 ${result.searchP99Ms} ms (${result.searches} searches, ${result.failures} failed)`,
       `  after the load            ${result.rssMb} MB RSS, ${result.openFiles} open files`,
       `  added source searchable   after ${result.addedSearchableMs} ms; removed one gone after ${result.removedGoneMs} ms`,

@@ -26,6 +26,21 @@ export interface IndexAnswer {
   elements: [string, number][];
 }
 
+/** Statements by their text, per open index: a search of a shape seen before is not planned again. */
+const prepared = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function statement(db: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let own = prepared.get(db);
+  if (own === undefined) prepared.set(db, (own = new Map()));
+  let found = own.get(sql);
+  if (found === undefined) {
+    // The shapes are few (which conditions are given, not their values), but never more than a bound.
+    if (own.size >= 64) own.clear();
+    own.set(sql, (found = db.prepare(sql)));
+  }
+  return found;
+}
+
 /** The score of a match by UUID: before every word match (bm25 scores are negative, better is lower). */
 const UUID_SCORE = -1e300;
 
@@ -96,44 +111,45 @@ export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, 
   const plan = planOf(request);
   const all = [...plan.headParams, ...plan.params];
   if (plan.head === '' && plan.where === '') return everything(db, window);
-  const types = db
-    .prepare(
-      `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
+  const types = statement(
+    db,
+    `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
        JOIN types AS t ON t.type = c.type`,
-    )
+  )
     .raw()
     .all(...all) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return { total, rows: [], types, elements: [] };
-  const elements = db
-    .prepare(
-      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
-    )
+  const elements = statement(
+    db,
+    `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+  )
     .raw()
     .all(...all) as [string, number][];
   const score = plan.head === '' ? '0' : 'best.score';
-  const rows = db
-    .prepare(
-      `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
+  const rows = statement(
+    db,
+    `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
          n.label, n.ctime_ms, n.formula, ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
-    )
-    .all(...all, window) as IndexRow[];
+  ).all(...all, window) as IndexRow[];
   return { total, rows, types, elements };
 }
 
 /** A search without conditions: its facets as the index keeps them, its newest nodes. */
 function everything(db: BetterSqlite3.Database, window: number): IndexAnswer {
-  const types = db.prepare('SELECT node_type, nodes FROM types WHERE nodes > 0').raw().all() as [
+  const types = statement(db, 'SELECT node_type, nodes FROM types WHERE nodes > 0').raw().all() as [
     string,
     number,
   ][];
-  const elements = db.prepare('SELECT element, nodes FROM element_counts').raw().all() as [string, number][];
-  const rows = db
-    .prepare(
-      `SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type, n.label,
+  const elements = statement(db, 'SELECT element, nodes FROM element_counts').raw().all() as [
+    string,
+    number,
+  ][];
+  const rows = statement(
+    db,
+    `SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type, n.label,
          n.ctime_ms, n.formula, 0 AS score FROM nodes AS n ORDER BY n.ctime_ms DESC, n.id DESC LIMIT ?`,
-    )
-    .all(window) as IndexRow[];
+  ).all(window) as IndexRow[];
   return { total: types.reduce((sum, [, n]) => sum + n, 0), rows, types, elements };
 }
 
