@@ -1,17 +1,20 @@
 /**
  * The search index beside an archive's copy: made with the copy (under its lock, once), made at the first
  * search for a copy that has none, removed with the copy when the archive is replaced, refused for a file
- * that is no AiiDA database; and the searches' lane, which refuses with 503 and Retry-After rather than queue
- * without end.
+ * that is no AiiDA database; a search's statement stopped at its deadline; and the searches' lane, which
+ * refuses with 503 and Retry-After rather than queue without end.
  */
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { beforeDeadline, SearchLate } from '../src/search/deadline.js';
 import { buildIndex } from '../src/search/index-build.js';
 import { ensureIndex, indexBeside, indexEveryCopy, readFigures } from '../src/search/index-file.js';
 import { SearchLane } from '../src/search/lane.js';
 import { openArchive } from '../src/storage/index.js';
+import { DEADLINE_EXTENSION } from '../src/storage/sqlite-extensions.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
 import { smallArchive, tempDir } from './helpers.js';
 
@@ -67,6 +70,26 @@ describe('the search index of a copy', () => {
     const bad = join(dir, 'bad.sqlite3');
     writeFileSync(bad, 'not a database');
     expect(() => buildIndex(bad, join(dir, 'out.search'))).toThrow();
+  });
+});
+
+describe('a search statement', () => {
+  it.skipIf(DEADLINE_EXTENSION === undefined)('is stopped at the deadline, and the next one runs', () => {
+    const db = new BetterSqlite3(':memory:');
+    try {
+      const endless = db.prepare(
+        'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+      );
+      const started = Date.now();
+      expect(() => beforeDeadline(db, Date.now() + 50, () => endless.get())).toThrow(SearchLate);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(beforeDeadline(db, Date.now() + 1_000, () => db.prepare('SELECT 1 AS one').get())).toEqual({
+        one: 1,
+      });
+      expect(() => beforeDeadline(db, Date.now() - 1, () => 1)).toThrow(SearchLate);
+    } finally {
+      db.close();
+    }
   });
 });
 

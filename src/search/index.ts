@@ -12,6 +12,7 @@ import type { AppContext } from '../http/context.js';
 import { mountOf } from '../http/mount.js';
 import { baseUrl } from '../http/origin.js';
 import { QueryTimeoutError } from '../storage/types.js';
+import { SearchLate } from './deadline.js';
 import { indexEveryCopy } from './index-file.js';
 import { SearchIndexes } from './indexes.js';
 import { SearchLane } from './lane.js';
@@ -70,13 +71,14 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
           continue;
         }
         try {
-          const answer = searchIndex(open.db, parsed, window);
+          const answer = searchIndex(open.db, parsed, window, deadline);
           if (answer.total > 0) facets.source[name] = answer.total;
           total += answer.total;
           for (const [type, n] of answer.types) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
           for (const [el, n] of answer.elements) facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
           for (const row of answer.rows) merged.push({ source: name, row });
         } catch (error) {
+          if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
           warnings.push(
             `the source "${name}" is left out: its search index cannot be read (${(error as Error).message})`,
           );

@@ -5,6 +5,7 @@
  * then newest first; without, newest first.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { beforeDeadline } from './deadline.js';
 import type { SearchRequest } from './request.js';
 
 /** A result as an index holds it, with the order it is merged in. */
@@ -106,32 +107,45 @@ function planOf(request: SearchRequest): Plan {
 }
 
 /** The matches of `request` in one index: counts, and the first `window` results. */
-export function searchIndex(db: BetterSqlite3.Database, request: SearchRequest, window: number): IndexAnswer {
+export function searchIndex(
+  db: BetterSqlite3.Database,
+  request: SearchRequest,
+  window: number,
+  /** When the search's time is up (ms since 1970): a statement still running then is stopped (SearchLate). */
+  deadline = Number.POSITIVE_INFINITY,
+): IndexAnswer {
   if (request.empty) return { total: 0, rows: [], types: [], elements: [] };
   const plan = planOf(request);
   const all = [...plan.headParams, ...plan.params];
-  if (plan.head === '' && plan.where === '') return everything(db, window);
-  const types = statement(
-    db,
-    `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
+  const run = <T>(statement: () => T) => beforeDeadline(db, deadline, statement);
+  if (plan.head === '' && plan.where === '') return run(() => everything(db, window));
+  const types = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
        JOIN types AS t ON t.type = c.type`,
-  )
-    .raw()
-    .all(...all) as [string, number][];
+    )
+      .raw()
+      .all(...all),
+  ) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return { total, rows: [], types, elements: [] };
-  const elements = statement(
-    db,
-    `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
-  )
-    .raw()
-    .all(...all) as [string, number][];
+  const elements = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+    )
+      .raw()
+      .all(...all),
+  ) as [string, number][];
   const score = plan.head === '' ? '0' : 'best.score';
-  const rows = statement(
-    db,
-    `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
+  const rows = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
          n.label, n.ctime_ms, n.formula, ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
-  ).all(...all, window) as IndexRow[];
+    ).all(...all, window),
+  ) as IndexRow[];
   return { total, rows, types, elements };
 }
 
