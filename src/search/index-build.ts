@@ -132,19 +132,27 @@ function keepCompositions(db: BetterSqlite3.Database) {
     'INSERT INTO compositions (id, formula, nelements, space_group, words) VALUES (?, ?, ?, ?, ?)',
   );
   const element = db.prepare('INSERT OR IGNORE INTO elements (id, element) VALUES (?, ?)');
+  const seen = new Map<string, Composition | undefined>();
   for (let after = -Infinity; ;) {
     const rows = read.all({ structure: STRUCTURE, cif: CIF, after }) as [number, string, unknown, unknown][];
     if (rows.length === 0) return;
     after = rows[rows.length - 1]![0];
     for (const [id, type, first, second] of rows) {
-      let found: Composition | undefined;
-      try {
-        found =
-          type === STRUCTURE
-            ? structureComposition(parsed(first), parsed(second))
-            : cifComposition(parsed(first));
-      } catch {
-        continue;
+      // Structures repeat their kinds and counts (the steps of a relaxation, a data set of one compound):
+      // each combination is computed once.
+      const key = `${type}\0${String(first)}\0${type === STRUCTURE ? String(second) : ''}`;
+      let found = seen.get(key);
+      if (found === undefined && !seen.has(key)) {
+        try {
+          found =
+            type === STRUCTURE
+              ? structureComposition(parsed(first), parsed(second))
+              : cifComposition(parsed(first));
+        } catch {
+          found = undefined;
+        }
+        if (seen.size >= SEEN_MOST) seen.clear();
+        seen.set(key, found);
       }
       if (found === undefined) continue;
       const group = type === CIF && Number.isInteger(second) ? (second as number) : null;
@@ -155,5 +163,8 @@ function keepCompositions(db: BetterSqlite3.Database) {
     }
   }
 }
+
+/** Compositions remembered while an index is made. */
+const SEEN_MOST = 10_000;
 
 const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
