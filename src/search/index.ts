@@ -23,6 +23,8 @@ import { byRank, isoTime, searchIndex, type IndexRow } from './run.js';
 const RUNNING = 4;
 /** Searches waiting at most; more are refused at once. */
 const WAITING = 64;
+/** How long a search waits for sources being indexed before it answers without them. */
+const LEARNING_WAIT_MS = 1_000;
 
 export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchIndexes {
   indexEveryCopy();
@@ -39,6 +41,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
     const started = performance.now();
     const deadline = Date.now() + ctx.queryTimeoutMs;
     const parsed = parseSearch(queryOf(request), (name) => ctx.catalog.has(name));
+    await indexes.learned(Math.min(LEARNING_WAIT_MS, ctx.queryTimeoutMs / 4));
     const turn = await lane.enter(deadline);
     try {
       const window = parsed.page * parsed.perPage;
@@ -129,6 +132,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
       const key = new URLSearchParams(query).keys().next().value ?? query;
       throw new SearchInputError(`unknown parameter ${JSON.stringify(key)}; /search/sources takes none`);
     }
+    await indexes.learned(Math.min(LEARNING_WAIT_MS, ctx.queryTimeoutMs / 4));
     const sources = indexes.current().map(({ name, kind, state }) => {
       const figures = state?.state === 'ready' ? state.figures : undefined;
       return {

@@ -71,10 +71,15 @@ export class SearchIndexes {
     return out;
   }
 
-  /** Resolves once every source queued now is learned (tests, the benchmark). */
-  async settled(): Promise<void> {
+  /**
+   * Resolves once every source queued now is learned, or after `ms`: a first search on a small portal waits
+   * for its few sources rather than answer that they are being indexed.
+   */
+  async learned(ms: number): Promise<void> {
     this.current();
-    while (this.learning.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const end = Date.now() + ms;
+    while (this.learning.size > 0 && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   private learn(name: string) {
