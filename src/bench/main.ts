@@ -124,6 +124,11 @@ async function main(options: Options) {
     });
     return;
   }
+  if (options.searchPortal !== undefined) {
+    const { searchPortalBench } = await import('./search-portal.js');
+    await searchPortalBench({ archives: options.searchPortal, nodes: options.nodes, out: options.out });
+    return;
+  }
   if (options.optimade !== undefined) return optimadeBench(options.optimade, options.out);
   if (options.search !== undefined)
     return searchBench({

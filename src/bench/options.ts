@@ -22,6 +22,7 @@ export interface Options {
   optimade?: number;
   views?: boolean;
   search?: number;
+  searchPortal?: number;
   runs: number;
   data?: string;
   sideBySide?: boolean;
@@ -132,6 +133,11 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
       '--sources <n>',
       'instead: a portal of n generated archives (500 nodes each) served by quarry serve FOLDER, each asked once',
       count,
+    )
+    .option(
+      '--search-portal <n>',
+      'instead: GET /search/ over a portal of n generated archives of --nodes nodes each (src/bench/search-portal.ts)',
+      atLeastOne('--search-portal'),
     )
     .option(
       '--sources-asked <n>',

@@ -26,14 +26,14 @@ export interface PortalBenchOptions {
 
 const cli = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
-interface Served {
+export interface Served {
   child: ChildProcess;
   port: number;
   /** Milliseconds from the start of the command to its first 200 from /readyz. */
   readyMs: number;
 }
 
-async function serve(args: string[], cacheDir: string): Promise<Served> {
+export async function serve(args: string[], cacheDir: string): Promise<Served> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
@@ -59,14 +59,14 @@ async function serve(args: string[], cacheDir: string): Promise<Served> {
   }
 }
 
-async function stop(served: Served) {
+export async function stop(served: Served) {
   const exited = new Promise((resolve) => served.child.once('exit', resolve));
   served.child.kill('SIGTERM');
   await exited;
 }
 
 /** RSS in MB and open files of a process and all its descendants. */
-function treeCost(pid: number): { rssMb: number; openFiles: number; processes: number } {
+export function treeCost(pid: number): { rssMb: number; openFiles: number; processes: number } {
   let rss = 0;
   let files = 0;
   const tree = processTree(pid);

@@ -3,7 +3,7 @@
  * (an archive at a URL: its database fetched from its server),
  * several at a time, with a progress bar, so that a portal starts warm (its first requests open databases that
  * are there already). Safe beside a running server or another `prepare` on the same cache folder: each
- * archive is extracted once (src/storage/archive/extract-lock.ts).
+ * archive is extracted once (src/storage/archive/extract-lock.ts), with its search index (src/search/).
  */
 import { availableParallelism } from 'node:os';
 import { scanFolders } from '../sources/discover.js';
@@ -12,6 +12,7 @@ import { readSourcesFile } from '../sources/sources-file.js';
 import type { PortalSpec } from '../sources/spec.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { openArchive } from '../storage/index.js';
+import { indexEveryCopy } from '../search/index-file.js';
 import { CliError } from './errors.js';
 import { progressDisplay } from './progress.js';
 
@@ -41,6 +42,7 @@ export async function runPrepare(folders: string[], options: PrepareOptions) {
     throw new CliError('no .aiida archive to prepare: name folders that hold archives, or a --sources file');
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  indexEveryCopy();
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const display = progressDisplay(`preparing ${archives.length} archives`, 'archives', { showAfterMs: 0 });
   const failures: string[] = [];

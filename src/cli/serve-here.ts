@@ -18,6 +18,7 @@ import { exitWithStartFailure, reportOpened, reportServing } from './processes.j
 import { extractionProgress } from './progress.js';
 import { shutDownOnSignals } from './shutdown.js';
 import { SERVING_RUN, type ServeOptions } from './serve.js';
+import { indexEveryCopy } from '../search/index-file.js';
 
 /** One source on the command line: an archive file, a sqlite_dos folder or a PostgreSQL URL. */
 async function openSource(
@@ -82,6 +83,8 @@ async function openBackends(files: string[], options: ServeOptions): Promise<Sto
  * start to it (which says it once) instead of printing it.
  */
 export async function serveInThisProcess(files: string[], options: ServeOptions, supervised: boolean) {
+  // Archives opened on the command line get their search index with their copy, as the catalog's do.
+  indexEveryCopy();
   try {
     await serve(files, options, supervised);
   } catch (error) {

@@ -15,6 +15,7 @@ const ALWAYS_RESERVED = [
   'metrics',
   'sources',
   'optimade',
+  'search',
   // The explorer's own views (src/ops/ui.ts) at the plain root.
   'nodes',
   'groups',

@@ -61,7 +61,8 @@ async function dropSource(copy: string, source: string): Promise<void> {
   const others = sources.filter((s) => s !== source);
   if (others.length > 0) return writeFile(`${copy}${SOURCES}`, others.map((s) => `${s}\n`).join(''));
   if (isOpen(copy)) return;
-  for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`])
+  // `.search`: the search index made with the copy (extract.ts, indexBeside).
+  for (const file of [`${copy}.size`, copy, `${copy}-journal`, `${copy}${SOURCES}`, `${copy}.search`])
     await rm(file, { force: true });
   // The unpacked repository of a converted tar.gz (extract.ts, filesBeside).
   await rm(`${copy}.files`, { recursive: true, force: true });

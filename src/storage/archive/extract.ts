@@ -153,6 +153,28 @@ export function filesBeside(copy: string): string {
   return `${copy}.files`;
 }
 
+/** The search index kept beside a copy (src/search/): made with the copy, removed with it. */
+export function indexBeside(copy: string): string {
+  return `${copy}.search`;
+}
+
+/**
+ * A step run on every new copy under its lock, before the copy is renamed into place (the search index of
+ * src/search/, registered by the server and `quarry prepare`): `copy` is the complete database, `target` its
+ * final name. A step that fails leaves its file out; the copy is served all the same.
+ */
+export type CopyStep = (
+  copy: string,
+  target: string,
+  archive: { file: string; bytes: number },
+) => Promise<void>;
+
+const copySteps = new Set<CopyStep>();
+
+export function addCopyStep(step: CopyStep): void {
+  copySteps.add(step);
+}
+
 /** Extracts into `target`, once however many opens of the archive ask for it at the same time. */
 function extractOnce(
   recipe: CopyRecipe,
@@ -219,6 +241,9 @@ async function extractTo(
     onProgress?.('summaries', 0, 1);
     await keepSummaries(temp);
     onProgress?.('summaries', 1, 1);
+    for (const step of copySteps) {
+      await step(temp, target, { file: recipe.file, bytes: recipe.origin.size }).catch(() => undefined);
+    }
     // Flushed before the rename so that after a power cut the final name never holds a short file
     // (fsync through any descriptor flushes the file's data).
     const handle = await open(temp, 'r');

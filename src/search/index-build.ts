@@ -1,0 +1,170 @@
+/**
+ * A source's search index: a SQLite file with one row per node (what a result shows and what a search filters
+ * on) and an FTS5 table of its words, made from the source's SQLite database in a few statements that SQLite
+ * runs alone (the JavaScript side computes only the formulas of structures). The file is Quarry's own, made
+ * once and never changed after (an archive's copy never changes); the database it is made from is only read.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { cifComposition, structureComposition, type Composition } from './formula.js';
+
+/** What an index holds; a new value makes every index anew (search-indexes.ts reads it first). */
+export const INDEX_VERSION = 'search-2';
+/** Characters of a description that are searched: its start, where what it is about is said. */
+export const DESCRIPTION_CHARS = 500;
+
+const STRUCTURE = 'data.core.structure.StructureData.';
+const CIF = 'data.core.cif.CifData.';
+
+const SCHEMA = [
+  // Types by number: a node's type is a small integer here, not 35 characters twice (row and index).
+  'CREATE TABLE types (type INTEGER PRIMARY KEY, node_type TEXT NOT NULL UNIQUE, nodes INTEGER)',
+  `CREATE TABLE nodes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL, type INTEGER NOT NULL, process_type TEXT,
+    label TEXT NOT NULL, ctime_ms INTEGER, formula TEXT, nelements INTEGER, space_group INTEGER,
+    process_state TEXT, exit_status INTEGER)`,
+  'CREATE TABLE elements (id INTEGER NOT NULL, element TEXT NOT NULL, PRIMARY KEY (element, id)) WITHOUT ROWID',
+  'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID',
+  // Contentless and without positions: words are only looked up (a query never asks for a phrase, see
+  // request.ts), what a result shows is read from `nodes`.
+  "CREATE VIRTUAL TABLE words USING fts5(label, description, formula, content='', detail=none, tokenize='unicode61')",
+  'CREATE TEMP TABLE compositions (id INTEGER PRIMARY KEY, formula TEXT, nelements INTEGER, space_group INTEGER, words TEXT)',
+];
+
+const INDEXES = [
+  'CREATE INDEX nodes_uuid ON nodes (uuid)',
+  'CREATE INDEX nodes_newest ON nodes (ctime_ms DESC, id DESC)',
+  'CREATE INDEX nodes_type ON nodes (type)',
+  'CREATE INDEX elements_id ON elements (id)',
+];
+
+/** Milliseconds since 1970 of a stored datetime (SQLite reads both AiiDA's forms, with or without a zone). */
+const CTIME_MS = 'CAST(round((julianday(n.ctime) - 2440587.5) * 86400000.0) AS INTEGER)';
+
+const PROCESS_ATTRIBUTES =
+  "CASE WHEN n.node_type LIKE 'process.%' THEN json_extract(n.attributes, '$.process_state') END, " +
+  "CASE WHEN n.node_type LIKE 'process.%' THEN json_extract(n.attributes, '$.exit_status') END";
+
+export interface IndexSummary {
+  nodes: number;
+  structures: number;
+  processes: number;
+}
+
+/**
+ * Writes the index of the database `source` into `out` (a new file). `meta` is kept with it (the archive's
+ * size, versions). Throws where the source is no AiiDA database.
+ */
+export function buildIndex(source: string, out: string, meta: Record<string, string> = {}): IndexSummary {
+  const db = new BetterSqlite3(out);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    // Index builds sort in memory rather than in temporary files.
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -65536');
+    db.prepare('ATTACH ? AS src').run(source);
+    for (const sql of SCHEMA) db.exec(sql);
+    db.exec('BEGIN');
+    keepCompositions(db);
+    db.exec('INSERT INTO types (node_type) SELECT DISTINCT node_type FROM src.db_dbnode ORDER BY 1');
+    db.exec(
+      `INSERT INTO nodes SELECT n.id, n.uuid, t.type, n.process_type, coalesce(n.label, ''), ${CTIME_MS},
+        c.formula, c.nelements, c.space_group, ${PROCESS_ATTRIBUTES}
+       FROM src.db_dbnode AS n JOIN types AS t ON t.node_type = n.node_type
+       LEFT JOIN compositions AS c ON c.id = n.id`,
+    );
+    // Only nodes with words: most nodes of a provenance graph (numbers, dictionaries, folders) have no label.
+    db.exec(
+      `INSERT INTO words (rowid, label, description, formula)
+       SELECT n.id, n.label, coalesce(n.description, ''), coalesce(c.words, '') FROM (
+         SELECT id, coalesce(label, '') AS label, substr(description, 1, ${DESCRIPTION_CHARS}) AS description
+         FROM src.db_dbnode) AS n LEFT JOIN compositions AS c ON c.id = n.id
+       WHERE n.label <> '' OR n.description <> '' OR c.words <> ''`,
+    );
+    for (const sql of INDEXES) db.exec(sql);
+    // The facets of a search without conditions (a portal's first page), kept: no scan of every node per source.
+    db.exec('UPDATE types SET nodes = (SELECT count(*) FROM nodes WHERE nodes.type = types.type)');
+    db.exec(
+      'CREATE TABLE element_counts AS SELECT element, count(*) AS nodes FROM elements GROUP BY element',
+    );
+    const summary = db
+      .prepare(
+        `SELECT coalesce(sum(nodes), 0) AS nodes,
+           coalesce(sum(nodes * (node_type IN ('${STRUCTURE}', '${CIF}'))), 0) AS structures,
+           coalesce(sum(nodes * (node_type LIKE 'process.%')), 0) AS processes FROM types`,
+      )
+      .get() as IndexSummary;
+    const keep = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+    for (const [key, value] of Object.entries({
+      ...meta,
+      version: INDEX_VERSION,
+      nodes: String(summary.nodes),
+      structures: String(summary.structures),
+      processes: String(summary.processes),
+    })) {
+      keep.run(key, value);
+    }
+    db.exec('COMMIT');
+    db.exec('DETACH src');
+    return summary;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Formulas and elements of the structures and CIF files. SQLite reads what they need out of the attributes (a
+ * structure's kinds and its sites counted by kind, a CIF file's formula and space group), so that no site's
+ * position is ever parsed here.
+ */
+function keepCompositions(db: BetterSqlite3.Database) {
+  // In batches: a connection cannot write while a statement of it still reads.
+  const read = db
+    .prepare(
+      `SELECT n.id, n.node_type,
+         CASE WHEN n.node_type = @structure THEN json_extract(n.attributes, '$.kinds') ELSE json_extract(n.attributes, '$.formulae') END,
+         CASE WHEN n.node_type = @structure THEN (SELECT json_group_object(kind, sites) FROM (SELECT s.value ->> '$.kind_name' AS kind,
+           count(*) AS sites FROM json_each(n.attributes, '$.sites') AS s GROUP BY kind))
+           ELSE json_extract(n.attributes, '$.spacegroup_numbers[0]') END
+       FROM src.db_dbnode AS n WHERE n.node_type IN (@structure, @cif) AND n.id > @after ORDER BY n.id LIMIT 1000`,
+    )
+    .raw();
+  const insert = db.prepare(
+    'INSERT INTO compositions (id, formula, nelements, space_group, words) VALUES (?, ?, ?, ?, ?)',
+  );
+  const element = db.prepare('INSERT OR IGNORE INTO elements (id, element) VALUES (?, ?)');
+  const seen = new Map<string, Composition | undefined>();
+  for (let after = -Infinity; ;) {
+    const rows = read.all({ structure: STRUCTURE, cif: CIF, after }) as [number, string, unknown, unknown][];
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]![0];
+    for (const [id, type, first, second] of rows) {
+      // Structures repeat their kinds and counts (the steps of a relaxation, a data set of one compound):
+      // each combination is computed once.
+      const key = `${type}\0${String(first)}\0${type === STRUCTURE ? String(second) : ''}`;
+      let found = seen.get(key);
+      if (found === undefined && !seen.has(key)) {
+        try {
+          found =
+            type === STRUCTURE
+              ? structureComposition(parsed(first), parsed(second))
+              : cifComposition(parsed(first));
+        } catch {
+          found = undefined;
+        }
+        if (seen.size >= SEEN_MOST) seen.clear();
+        seen.set(key, found);
+      }
+      if (found === undefined) continue;
+      const group = type === CIF && Number.isInteger(second) ? (second as number) : null;
+      // The formula and each element are words, so that `GaAs` (written as the index writes it) and `Si O` find it.
+      const words = [found.formula ?? '', ...found.elements].join(' ').trim();
+      insert.run(id, found.formula, found.elements.length, group, words);
+      for (const symbol of found.elements) element.run(id, symbol);
+    }
+  }
+}
+
+/** Compositions remembered while an index is made. */
+const SEEN_MOST = 10_000;
+
+const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);

@@ -1,0 +1,104 @@
+/**
+ * A search index file beside its source's copy (`<copy>.search`): made under a temporary name and renamed into
+ * place, so that a file under the final name is always complete; its `meta` table says what it holds. The
+ * copy step (registered with the archive extraction) makes it with every new copy, under the copy's lock; a
+ * copy made before (by an older Quarry, or before the server registered the step) gets its index at its
+ * first search, under a lock of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import BetterSqlite3 from 'better-sqlite3';
+import { addCopyStep, indexBeside } from '../storage/archive/extract.js';
+import { lockExtraction } from '../storage/archive/extract-lock.js';
+import { buildIndex, INDEX_VERSION } from './index-build.js';
+
+export { indexBeside };
+
+/** How long a search waits for another process that makes the same index. */
+const LOCK_WAIT_MS = 60_000;
+
+/** What an index says of its source, read from its `meta` table. */
+export interface IndexFigures {
+  nodes: number;
+  structures: number;
+  processes: number;
+  exportVersion: string | null;
+  aiidaVersion: string | null;
+  archiveBytes: number | null;
+}
+
+/** Makes the index of the database `copy` at `target`; a half-made file never takes the final name. */
+export async function makeIndex(copy: string, target: string, meta: Record<string, string>): Promise<void> {
+  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    buildIndex(copy, temp, meta);
+    await rename(temp, target);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** The figures of a complete index of this version, or undefined (missing, older, unreadable). */
+export function readFigures(index: string): IndexFigures | undefined {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(index, { readonly: true, fileMustExist: true });
+    const rows = db.prepare('SELECT key, value FROM meta').raw().all() as [string, string][];
+    const meta = new Map(rows);
+    if (meta.get('version') !== INDEX_VERSION) return undefined;
+    const number = (key: string) => (meta.has(key) ? Number(meta.get(key)) : null);
+    return {
+      nodes: number('nodes') ?? 0,
+      structures: number('structures') ?? 0,
+      processes: number('processes') ?? 0,
+      exportVersion: meta.get('export_version') ?? null,
+      aiidaVersion: meta.get('aiida_version') ?? null,
+      archiveBytes: number('archive_bytes'),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/** Adds what the index did not know when it was made (the versions, known once the source is open). */
+export function completeMeta(index: string, meta: Record<string, string>): void {
+  const db = new BetterSqlite3(index, { fileMustExist: true });
+  try {
+    const keep = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
+    db.transaction(() => {
+      for (const [key, value] of Object.entries(meta)) keep.run(key, value);
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The index of `copy`, made if it is missing or of an older version, once across the processes sharing the
+ * cache folder; its figures.
+ */
+export async function ensureIndex(copy: string, meta: Record<string, string>): Promise<IndexFigures> {
+  const target = indexBeside(copy);
+  const current = readFigures(target);
+  if (current !== undefined) return current;
+  const held = await lockExtraction(target, async () => readFigures(target) !== undefined, LOCK_WAIT_MS);
+  try {
+    if (held !== undefined) await makeIndex(copy, target, meta);
+  } finally {
+    await held?.release();
+  }
+  const made = readFigures(target);
+  if (made === undefined) throw new Error(`the search index ${target} could not be read after it was made`);
+  return made;
+}
+
+/** Every new copy of an archive gets its index under the copy's lock (called by the server and by prepare). */
+export function indexEveryCopy(): void {
+  addCopyStep(indexWithCopy);
+}
+
+async function indexWithCopy(copy: string, target: string, archive: { bytes: number }): Promise<void> {
+  await makeIndex(copy, indexBeside(target), { archive_bytes: String(archive.bytes) });
+}

@@ -1,0 +1,169 @@
+/**
+ * `GET /search/`: one search over every source served (docs/search.md), read from the sources' search
+ * indexes, never from their databases; and `GET /search/sources`: every source's figures from its index. Both
+ * at the server's root, on a portal and on a single-source server alike.
+ *
+ * Searches take turns in a lane of their own: a few run at once (each yields between sources), others wait
+ * until their request's time limit, and past a bound on waiting ones a search is refused at once with 503 and
+ * Retry-After. A search that runs past the time limit is stopped between two sources (503).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../http/context.js';
+import { mountOf } from '../http/mount.js';
+import { baseUrl } from '../http/origin.js';
+import { QueryTimeoutError } from '../storage/types.js';
+import { SearchLate } from './deadline.js';
+import { indexEveryCopy } from './index-file.js';
+import { SearchIndexes } from './indexes.js';
+import { SearchLane } from './lane.js';
+import { parseSearch, SearchInputError } from './request.js';
+import { byRank, isoTime, searchIndex, type IndexRow } from './run.js';
+
+/** Searches running at once; each runs its sources' statements in turns between other requests. */
+const RUNNING = 4;
+/** Searches waiting at most; more are refused at once. */
+const WAITING = 64;
+/** How long a search waits for sources being indexed before it answers without them. */
+const LEARNING_WAIT_MS = 1_000;
+
+export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchIndexes {
+  indexEveryCopy();
+  const indexes = new SearchIndexes(ctx.catalog);
+  const lane = new SearchLane(RUNNING, WAITING);
+  app.addHook('onClose', (_app, done) => {
+    indexes.close();
+    done();
+  });
+  // One source served alone answers at the plain prefix; a portal's under their names.
+  const at = (name: string) => (!ctx.catalog.dynamic && ctx.catalog.size === 1 ? '' : `/${name}`);
+
+  app.get('/search', async (request, reply) => {
+    const started = performance.now();
+    const deadline = Date.now() + ctx.queryTimeoutMs;
+    const parsed = parseSearch(queryOf(request), (name) => ctx.catalog.has(name));
+    await indexes.learned(Math.min(LEARNING_WAIT_MS, ctx.queryTimeoutMs / 4));
+    const turn = await lane.enter(deadline);
+    try {
+      const window = parsed.page * parsed.perPage;
+      const warnings: string[] = [];
+      const merged: { source: string; row: IndexRow }[] = [];
+      const facets = {
+        source: {} as Record<string, number>,
+        type: new Map<string, number>(),
+        elements: new Map<string, number>(),
+      };
+      let total = 0;
+      const wanted = parsed.sources === undefined ? undefined : new Set(parsed.sources);
+      let pending = 0;
+      for (const { name, state } of indexes.current()) {
+        if (wanted !== undefined && !wanted.has(name)) continue;
+        if (state === undefined) {
+          pending += 1;
+          continue;
+        }
+        if (state.state === 'failed') {
+          warnings.push(`the source "${name}" is left out: ${state.problem}`);
+          continue;
+        }
+        if (Date.now() > deadline) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
+        const open = indexes.open(state.index);
+        if (open === undefined) {
+          warnings.push(
+            `the source "${name}" is left out: its search index cannot be opened now; search again`,
+          );
+          continue;
+        }
+        try {
+          const answer = searchIndex(open.db, parsed, window, deadline);
+          if (answer.total > 0) facets.source[name] = answer.total;
+          total += answer.total;
+          for (const [type, n] of answer.types) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
+          for (const [el, n] of answer.elements) facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
+          for (const row of answer.rows) merged.push({ source: name, row });
+        } catch (error) {
+          if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
+          warnings.push(
+            `the source "${name}" is left out: its search index cannot be read (${(error as Error).message})`,
+          );
+        } finally {
+          open.release();
+        }
+        // Other requests are answered between two sources.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (pending > 0) {
+        warnings.push(
+          `${pending} ${pending === 1 ? 'source is' : 'sources are'} being indexed and not searched yet; search again in a moment`,
+        );
+      }
+      merged.sort(byRank);
+      const base = rootOf(request, ctx);
+      const results = merged.slice((parsed.page - 1) * parsed.perPage, window).map(({ source, row }) => ({
+        source,
+        uuid: row.uuid,
+        pk: row.id,
+        node_type: row.node_type,
+        process_type: row.process_type,
+        label: row.label,
+        formula: row.formula,
+        ctime: isoTime(row.ctime_ms),
+        url: `${base}${at(source)}${ctx.prefix}/nodes/${row.uuid}/`,
+        explorer_url: `${base}${at(source)}/nodes/${row.uuid}`,
+      }));
+      return reply.header('Cache-Control', 'no-store').send({
+        total,
+        results,
+        facets: {
+          source: facets.source,
+          type: Object.fromEntries([...facets.type].sort(byCount)),
+          elements: Object.fromEntries([...facets.elements].sort(byCount)),
+        },
+        warnings,
+        took_ms: Math.round(performance.now() - started),
+      });
+    } finally {
+      turn.leave();
+    }
+  });
+
+  app.get('/search/sources', async (request, reply) => {
+    const query = queryOf(request);
+    if (query !== '') {
+      const key = new URLSearchParams(query).keys().next().value ?? query;
+      throw new SearchInputError(`unknown parameter ${JSON.stringify(key)}; /search/sources takes none`);
+    }
+    await indexes.learned(Math.min(LEARNING_WAIT_MS, ctx.queryTimeoutMs / 4));
+    const sources = indexes.current().map(({ name, kind, state }) => {
+      const figures = state?.state === 'ready' ? state.figures : undefined;
+      return {
+        name,
+        kind,
+        indexed: figures !== undefined,
+        nodes: figures?.nodes ?? null,
+        structures: figures?.structures ?? null,
+        processes: figures?.processes ?? null,
+        export_version: figures?.exportVersion ?? null,
+        aiida_version: figures?.aiidaVersion ?? null,
+        archive_bytes: figures?.archiveBytes ?? null,
+        problem: state?.state === 'failed' ? state.problem : null,
+      };
+    });
+    return reply.header('Cache-Control', 'no-store').send({ sources, total: sources.length });
+  });
+  return indexes;
+}
+
+const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
+
+function queryOf(request: FastifyRequest): string {
+  const raw = request.raw.url ?? '';
+  const q = raw.indexOf('?');
+  return q === -1 ? '' : raw.slice(q + 1);
+}
+
+/** The server's root URL, also for a search asked under a source's path. */
+function rootOf(request: FastifyRequest, ctx: AppContext): string {
+  const base = baseUrl(request, ctx.origin);
+  const mount = mountOf(request.raw)?.prefix ?? '';
+  return mount !== '' && base.endsWith(mount) ? base.slice(0, -mount.length) : base;
+}

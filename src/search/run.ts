@@ -1,0 +1,183 @@
+/**
+ * One search over one index file, and the merge of every source's answer: each index gives its matches' count
+ * per node type and per element (exact, so the facets and the total are), and its first `window` results in
+ * order; the merge keeps the page asked for. With words, results are ordered by bm25 (a UUID match first),
+ * then newest first; without, newest first.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { beforeDeadline } from './deadline.js';
+import type { SearchRequest } from './request.js';
+
+/** A result as an index holds it, with the order it is merged in. */
+export interface IndexRow {
+  id: number;
+  uuid: string;
+  node_type: string;
+  process_type: string | null;
+  label: string;
+  ctime_ms: number | null;
+  formula: string | null;
+  score: number;
+}
+
+export interface IndexAnswer {
+  total: number;
+  rows: IndexRow[];
+  types: [string, number][];
+  elements: [string, number][];
+}
+
+/** Statements by their text, per open index: a search of a shape seen before is not planned again. */
+const prepared = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function statement(db: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let own = prepared.get(db);
+  if (own === undefined) prepared.set(db, (own = new Map()));
+  let found = own.get(sql);
+  if (found === undefined) {
+    // The shapes are few (which conditions are given, not their values), but never more than a bound.
+    if (own.size >= 64) own.clear();
+    own.set(sql, (found = db.prepare(sql)));
+  }
+  return found;
+}
+
+/** The score of a match by UUID: before every word match (bm25 scores are negative, better is lower). */
+const UUID_SCORE = -1e300;
+
+/** The end of the range of strings that start with `prefix`. */
+function afterPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+interface Plan {
+  /** The WITH clause and its parameters (the matches by word and UUID), or none. */
+  head: string;
+  headParams: unknown[];
+  from: string;
+  where: string;
+  params: unknown[];
+  order: string;
+}
+
+function planOf(request: SearchRequest): Plan {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (request.typePrefix !== undefined) {
+    conditions.push('n.type IN (SELECT type FROM types WHERE node_type >= ? AND node_type < ?)');
+    params.push(request.typePrefix, afterPrefix(request.typePrefix));
+  }
+  for (const element of request.elements) {
+    conditions.push('n.id IN (SELECT id FROM elements WHERE element = ?)');
+    params.push(element);
+  }
+  if (request.nelements !== undefined) {
+    conditions.push('n.nelements = ?');
+    params.push(request.nelements);
+  }
+  if (request.state === 'finished') conditions.push("n.process_state = 'finished' AND n.exit_status = 0");
+  else if (request.state === 'failed')
+    conditions.push("n.process_state = 'finished' AND (n.exit_status IS NULL OR n.exit_status <> 0)");
+  else if (request.state !== undefined) {
+    conditions.push('n.process_state = ?');
+    params.push(request.state);
+  }
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  const hits: string[] = [];
+  const headParams: unknown[] = [];
+  if (request.match !== undefined) {
+    hits.push('SELECT rowid AS id, rank AS score FROM words WHERE words MATCH ?');
+    headParams.push(request.match);
+  }
+  if (request.uuidPrefix !== undefined) {
+    hits.push(`SELECT id, ${UUID_SCORE} AS score FROM nodes WHERE uuid >= ? AND uuid < ?`);
+    headParams.push(request.uuidPrefix, afterPrefix(request.uuidPrefix));
+  }
+  if (hits.length === 0) {
+    return { head: '', headParams, from: 'nodes AS n', where, params, order: 'n.ctime_ms DESC, n.id DESC' };
+  }
+  return {
+    head: `WITH hit AS MATERIALIZED (${hits.join(' UNION ALL ')}), best AS (SELECT id, min(score) AS score FROM hit GROUP BY id)`,
+    headParams,
+    from: 'best JOIN nodes AS n ON n.id = best.id',
+    where,
+    params,
+    order: 'best.score, n.ctime_ms DESC, n.id DESC',
+  };
+}
+
+/** The matches of `request` in one index: counts, and the first `window` results. */
+export function searchIndex(
+  db: BetterSqlite3.Database,
+  request: SearchRequest,
+  window: number,
+  /** When the search's time is up (ms since 1970): a statement still running then is stopped (SearchLate). */
+  deadline = Number.POSITIVE_INFINITY,
+): IndexAnswer {
+  if (request.empty) return { total: 0, rows: [], types: [], elements: [] };
+  const plan = planOf(request);
+  const all = [...plan.headParams, ...plan.params];
+  const run = <T>(statement: () => T) => beforeDeadline(db, deadline, statement);
+  if (plan.head === '' && plan.where === '') return run(() => everything(db, window));
+  const types = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
+       JOIN types AS t ON t.type = c.type`,
+    )
+      .raw()
+      .all(...all),
+  ) as [string, number][];
+  const total = types.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return { total, rows: [], types, elements: [] };
+  const elements = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+    )
+      .raw()
+      .all(...all),
+  ) as [string, number][];
+  const score = plan.head === '' ? '0' : 'best.score';
+  const rows = run(() =>
+    statement(
+      db,
+      `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
+         n.label, n.ctime_ms, n.formula, ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
+    ).all(...all, window),
+  ) as IndexRow[];
+  return { total, rows, types, elements };
+}
+
+/** A search without conditions: its facets as the index keeps them, its newest nodes. */
+function everything(db: BetterSqlite3.Database, window: number): IndexAnswer {
+  const types = statement(db, 'SELECT node_type, nodes FROM types WHERE nodes > 0').raw().all() as [
+    string,
+    number,
+  ][];
+  const elements = statement(db, 'SELECT element, nodes FROM element_counts').raw().all() as [
+    string,
+    number,
+  ][];
+  const rows = statement(
+    db,
+    `SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type, n.label,
+         n.ctime_ms, n.formula, 0 AS score FROM nodes AS n ORDER BY n.ctime_ms DESC, n.id DESC LIMIT ?`,
+  ).all(window) as IndexRow[];
+  return { total: types.reduce((sum, [, n]) => sum + n, 0), rows, types, elements };
+}
+
+/** Merge order: score, newest first, then by source and pk so that pages never overlap. */
+export function byRank(a: { source: string; row: IndexRow }, b: { source: string; row: IndexRow }): number {
+  return (
+    a.row.score - b.row.score ||
+    (b.row.ctime_ms ?? -Infinity) - (a.row.ctime_ms ?? -Infinity) ||
+    (a.source < b.source ? -1 : a.source > b.source ? 1 : 0) ||
+    b.row.id - a.row.id
+  );
+}
+
+/** A creation time in ISO 8601 (to the millisecond the index keeps). */
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString().replace('Z', '+00:00');
+}

@@ -1,0 +1,109 @@
+/**
+ * The search index beside an archive's copy: made with the copy (under its lock, once), made at the first
+ * search for a copy that has none, removed with the copy when the archive is replaced, refused for a file
+ * that is no AiiDA database; a search's statement stopped at its deadline; and the searches' lane, which
+ * refuses with 503 and Retry-After rather than queue without end.
+ */
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { beforeDeadline, SearchLate } from '../src/search/deadline.js';
+import { buildIndex } from '../src/search/index-build.js';
+import { ensureIndex, indexBeside, indexEveryCopy, readFigures } from '../src/search/index-file.js';
+import { SearchLane } from '../src/search/lane.js';
+import { openArchive } from '../src/storage/index.js';
+import { DEADLINE_EXTENSION } from '../src/storage/sqlite-extensions.js';
+import { SqlitePool } from '../src/storage/sqlite-pool.js';
+import { smallArchive, tempDir } from './helpers.js';
+
+async function copyOf(archive: string, cacheDir: string): Promise<{ copy: string; nodes: number }> {
+  const backend = await openArchive(archive, { cacheDir });
+  try {
+    const rows = await backend.db.values({ sql: 'SELECT count(*) FROM db_dbnode', params: [] });
+    return { copy: (backend.db as SqlitePool).file, nodes: Number(rows[0]![0]) };
+  } finally {
+    await backend.close();
+  }
+}
+
+describe('the search index of a copy', () => {
+  it('is made with the copy, once, and removed with it when the archive is replaced', async () => {
+    indexEveryCopy();
+    const cacheDir = tempDir('quarry-cache-');
+    const folder = tempDir('quarry-search-');
+    const archive = join(folder, 'data.aiida');
+    await copyFile(await smallArchive(300, 11), archive);
+    const { copy, nodes } = await copyOf(archive, cacheDir);
+    const index = indexBeside(copy);
+    expect(readFigures(index)).toMatchObject({ nodes, archiveBytes: statSync(archive).size });
+    const made = statSync(index).mtimeMs;
+    // Opened again: the same index, not made anew.
+    await copyOf(archive, cacheDir);
+    await ensureIndex(copy, {});
+    expect(statSync(index).mtimeMs).toBe(made);
+
+    // The archive replaced by another: its old copy goes, and its index with it.
+    await rm(archive);
+    await copyFile(await smallArchive(200, 12), archive);
+    const replaced = await copyOf(archive, cacheDir);
+    expect(replaced.copy).not.toBe(copy);
+    expect(readFigures(indexBeside(replaced.copy))?.nodes).toBe(replaced.nodes);
+    expect(existsSync(copy)).toBe(false);
+    expect(existsSync(index)).toBe(false);
+  });
+
+  it('is made at the first search for a copy that has none', async () => {
+    const cacheDir = tempDir('quarry-cache-');
+    const { copy, nodes } = await copyOf(await smallArchive(250, 13), cacheDir);
+    await rm(indexBeside(copy), { force: true });
+    expect(readFigures(indexBeside(copy))).toBeUndefined();
+    const figures = await ensureIndex(copy, { aiida_version: '2.6.0', export_version: 'main_0001' });
+    expect(figures).toMatchObject({ nodes, aiidaVersion: '2.6.0', exportVersion: 'main_0001' });
+    expect(figures.structures).toBeGreaterThan(0);
+    expect(figures.processes).toBeGreaterThan(0);
+  });
+
+  it('refuses a file that is no AiiDA database', () => {
+    const dir = tempDir('quarry-search-');
+    const bad = join(dir, 'bad.sqlite3');
+    writeFileSync(bad, 'not a database');
+    expect(() => buildIndex(bad, join(dir, 'out.search'))).toThrow();
+  });
+});
+
+describe('a search statement', () => {
+  it.skipIf(DEADLINE_EXTENSION === undefined)('is stopped at the deadline, and the next one runs', () => {
+    const db = new BetterSqlite3(':memory:');
+    try {
+      const endless = db.prepare(
+        'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+      );
+      const started = Date.now();
+      expect(() => beforeDeadline(db, Date.now() + 50, () => endless.get())).toThrow(SearchLate);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(beforeDeadline(db, Date.now() + 1_000, () => db.prepare('SELECT 1 AS one').get())).toEqual({
+        one: 1,
+      });
+      expect(() => beforeDeadline(db, Date.now() - 1, () => 1)).toThrow(SearchLate);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('the searches lane', () => {
+  it('lets a few run, queues a bounded number, and refuses the rest with 503 and Retry-After', async () => {
+    const lane = new SearchLane(1, 1);
+    const first = await lane.enter(Date.now() + 10_000);
+    const second = lane.enter(Date.now() + 10_000);
+    await expect(lane.enter(Date.now() + 10_000)).rejects.toMatchObject({ status: 503, retryAfter: 1 });
+    first.leave();
+    const turn = await second;
+    // Waiting past its deadline: refused, not left waiting.
+    await expect(lane.enter(Date.now() + 20)).rejects.toMatchObject({ status: 503 });
+    turn.leave();
+    (await lane.enter(Date.now() + 10)).leave();
+  });
+});
