@@ -83,6 +83,8 @@ export class SymmetryWriter {
 export function finishSymmetry(out: BetterSqlite3.Database, parts: string[], version: string): void {
   const at = out.prepare("SELECT value FROM side_meta WHERE key = 'version'").pluck().get();
   if (at !== version) throw new Error('the OPTIMADE table was built again while its symmetry was found');
+  // Copied from a table another process completed meanwhile: it is whole already.
+  if (out.prepare("SELECT value FROM side_meta WHERE key = 'symmetry'").pluck().get() === 'complete') return;
   out.pragma('journal_mode = OFF');
   out.pragma('synchronous = OFF');
   out.pragma('cache_size = -262144');
