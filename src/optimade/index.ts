@@ -54,9 +54,8 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
       } catch (error) {
         // A request still running when the server closes finds its tables closed under it: not a server fault.
         const answer = closed && !(error instanceof OptimadeError) ? closing() : asOptimade(error);
-        // Every 5xx is on stderr as the v4 API's are, `--log` or not (a 503 summarised); a 501 answers a
-        // request for an optional feature not served, a refusal rather than a failure.
-        if (answer.status >= 500 && answer.status !== 501) logFailure(request, answer.status, error);
+        // Every 5xx is on stderr as the v4 API's are, `--log` or not (a 503 summarised).
+        if (answer.status >= 500) logFailure(request, answer.status, error);
         return sendError(reply, place, answer);
       }
     });
