@@ -7,7 +7,8 @@
  * slice at a time between requests; its indexes are built in a worker.
  *
  * The symmetry pass (side-symmetry.ts), after the table is served, reads the source again the same way: in
- * workers by ranges, or here a few structures a turn.
+ * workers by ranges, or here a few structures a turn; either way each group is found by moyo in a thread of
+ * its own, within a time budget (symmetry-thread.ts), never in the serving thread.
  *
  * The workers run the compiled code (side-build-worker.js); where there is none beside this module (the
  * test runner runs the TypeScript sources), every step runs in this thread instead, with the same functions.
