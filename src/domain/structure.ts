@@ -91,12 +91,15 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** aiida's get_formula in the `hill` and `hill_compact` modes. */
 export function formula(symbols: string[], mode: 'hill' | 'hill_compact' = 'hill'): string {
-  const unique = [...new Set(symbols)];
+  // Counted in one walk: a structure of many distinct kinds made a scan of the sites per kind take seconds.
+  const tally = new Map<string, number>();
+  for (const s of symbols) tally.set(s, (tally.get(s) ?? 0) + 1);
+  const unique = [...tally.keys()];
   // Asked once, not at every comparison of the sort (a scan of the sites each).
   const hasCarbon = unique.includes('C');
   const key = (s: string) => (hasCarbon ? ({ C: '0', H: '1' }[s] ?? s) : s);
   unique.sort((a, b) => byCodePoint(key(a), key(b)));
-  let counts = unique.map((s) => [symbols.filter((x) => x === s).length, s] as [number, string]);
+  let counts = unique.map((s) => [tally.get(s)!, s] as [number, string]);
   if (mode === 'hill_compact' && counts.length > 0) {
     const divisor = counts.map(([n]) => n).reduce(gcd);
     counts = counts.map(([n, s]) => [n / divisor, s]);
