@@ -56,7 +56,7 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         const answer = closed && !(error instanceof OptimadeError) ? closing() : asOptimade(error);
         // Every 5xx is on stderr as the v4 API's are, `--log` or not (a 503 summarised). A 501 is the
         // specification's answer to a filter this server does not implement (a type mismatch, a correlated
-        // query): the client's request refused, not a failure, and written by no one's `--log` but its own.
+        // query): the client's request refused, not a failure (`--log` has it, as every request).
         if (answer.status >= 500 && answer.status !== 501) logFailure(request, answer.status, error);
         return sendError(reply, place, answer);
       }
