@@ -86,9 +86,12 @@ export async function hostileArchive(
   db.prepare('INSERT INTO db_dbuser VALUES (1, ?, ?, ?, ?)').run('hostile@example.org', 'H', 'S', 'Q');
   const insert = db.prepare(`INSERT INTO db_dbnode VALUES (${new Array(13).fill('?').join(',')})`);
   const time = '2023-01-02 03:04:05.000000';
-  nodes.forEach((n, i) =>
-    insert.run(i + 1, n.uuid, n.nodeType, null, '', '', time, time, n.attributes, '{}', '{}', null, 1),
-  );
+  // One transaction: a commit per node took 45 s for 2,000 nodes on a busy disk.
+  db.transaction(() =>
+    nodes.forEach((n, i) =>
+      insert.run(i + 1, n.uuid, n.nodeType, null, '', '', time, time, n.attributes, '{}', '{}', null, 1),
+    ),
+  )();
   db.close();
   const metadata = { export_version: 'main_0001', aiida_version: '2.3.1', key_format: 'sha256' };
   return zipOf({ 'metadata.json': JSON.stringify(metadata), 'db.sqlite3': readFileSync(file) }, name);
