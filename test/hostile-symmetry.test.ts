@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field */
 /**
  * Structures whose space group costs minutes (many sites at one position, a supercell of one element) do not
- * stop a serving process: `/healthz` answers within 1 s while their symmetry is asked (see HEALTH_MS), the request gets its
- * answer or a 503 in time, they get no group (null) while an intact structure gets its own, and SIGTERM stops
- * the process in its grace period. Two serving processes on one fresh cache both answer the symmetry after
+ * stop a serving process: `/healthz` answers in time while their symmetry is asked (HEALTH_MS), the request
+ * gets its answer or a 503 in time, they get no group (null) while an intact structure gets its own, and
+ * SIGTERM stops the process in its grace period. Two serving processes on one fresh cache both answer the symmetry after
  * the pass (run once, by one of them). Built CLI, as real processes.
  */
 import { existsSync } from 'node:fs';
