@@ -1,5 +1,5 @@
 /** A node's one-line description, as aiida's `get_description()` gives it for each node class. */
-import { structureFormula, structureFromAttributes } from './structure.js';
+import { StructureShapeError, structureFormula, structureFromAttributes } from './structure.js';
 
 const CALCJOB_STATES = new Set([
   'uploading',
@@ -28,6 +28,8 @@ export function classType(nodeType: string): string {
   return nodeType;
 }
 
+const isNumberList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number');
+
 export function describeNode(node: Describable): string {
   const type = classType(node.node_type);
   const a = node.attributes;
@@ -37,13 +39,21 @@ export function describeNode(node: Describable): string {
     // aiida cannot read states of pre-1.0 calcjobs and falls back to the class name.
     return CALCJOB_STATES.has(String(state)) ? String(state) : (type.split('.').at(-2) ?? '');
   }
-  if (type.startsWith('data.core.structure.'))
-    return structureFormula(structureFromAttributes(a), 'hill_compact');
+  if (type.startsWith('data.core.structure.')) {
+    // A malformed structure is described by nothing rather than fail the tree of its neighbours.
+    try {
+      return structureFormula(structureFromAttributes(a), 'hill_compact');
+    } catch (error) {
+      if (error instanceof StructureShapeError) return '';
+      throw error;
+    }
+  }
   if (type.startsWith('data.core.code.')) return node.description;
   if (type.startsWith('data.core.array.kpoints.') || type.startsWith('data.core.array.bands.')) {
-    const mesh = a.mesh as number[] | undefined;
-    const offset = (a.offset as number[] | undefined) ?? [0, 0, 0];
-    if (Array.isArray(mesh)) {
+    const mesh = a.mesh;
+    const offset = a.offset ?? [0, 0, 0];
+    // A mesh or an offset that is not numbers (not AiiDA's) is described by nothing.
+    if (isNumberList(mesh) && isNumberList(offset)) {
       return `Kpoints mesh: ${mesh.join('x')} (+${offset.map((o) => o.toFixed(1)).join(',')})`;
     }
     const shape = a['array|kpoints'] as number[] | undefined;

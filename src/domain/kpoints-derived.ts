@@ -4,8 +4,18 @@
  */
 import { brillouinZone } from './brillouin-zone.js';
 import type { NpyArray } from './formats/npy.js';
+import { isCell } from './structure.js';
 
 type Vec = [number, number, number];
+
+/** A KpointsData whose attributes AiiDA could not have stored: a 400 wherever it reaches an answer. */
+export class KpointsShapeError extends Error {
+  override name = 'KpointsShapeError';
+  readonly status = 400;
+  constructor(what: string) {
+    super(`this KpointsData's attributes are not k-points AiiDA stores: ${what}`);
+  }
+}
 
 /** 2π inv(cell)ᵀ: the reciprocal vectors as rows. */
 export function reciprocalCell(cell: number[][]): Vec[] {
@@ -35,7 +45,9 @@ export function kpointsDerived(
   attributes: Record<string, unknown>,
   kpoints?: NpyArray,
 ): Record<string, unknown> {
-  const cell = Array.isArray(attributes.cell) ? reciprocalCell(attributes.cell as number[][]) : undefined;
+  if (attributes.cell !== undefined && attributes.cell !== null && !isCell(attributes.cell))
+    throw new KpointsShapeError('`cell` is not three vectors of three numbers');
+  const cell = isCell(attributes.cell) ? reciprocalCell(attributes.cell) : undefined;
   const mesh = attributes.mesh as number[] | undefined;
   const offset = attributes.offset as number[] | undefined;
   let rel: number[][] | undefined;

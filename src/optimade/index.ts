@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { logFailure } from '../http/failures.js';
 import { markUntaggable, requestSource, requestTimeLimitMs } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import type { StorageBackend } from '../storage/types.js';
@@ -52,9 +53,11 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         return sendDocument(reply, (await handler(request, place, params)) as Record<string, unknown>);
       } catch (error) {
         // A request still running when the server closes finds its tables closed under it: not a server fault.
-        if (closed && !(error instanceof OptimadeError)) return sendError(reply, place, closing());
-        const answer = asOptimade(error);
-        if (answer.status === 500) request.log.error({ err: error }, 'OPTIMADE request failed');
+        const answer = closed && !(error instanceof OptimadeError) ? closing() : asOptimade(error);
+        // Every 5xx is on stderr as the v4 API's are, `--log` or not (a 503 summarised). A 501 is the
+        // specification's answer to a filter this server does not implement (a type mismatch, a correlated
+        // query): the client's request refused, not a failure (`--log` has it, as every request).
+        if (answer.status >= 500 && answer.status !== 501) logFailure(request, answer.status, error);
         return sendError(reply, place, answer);
       }
     });

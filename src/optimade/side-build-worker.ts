@@ -42,7 +42,7 @@ let source: BetterSqlite3.Database | undefined;
 let out: BetterSqlite3.Database | undefined;
 let writer: RowWriter | SymmetryWriter | undefined;
 
-function readRange(after: number, upTo: number): void {
+async function readRange(after: number, upTo: number): Promise<void> {
   if (source === undefined) {
     source = new BetterSqlite3(setup.source!, { readonly: true, fileMustExist: true });
     source.pragma('query_only = ON');
@@ -63,22 +63,23 @@ function readRange(after: number, upTo: number): void {
       .raw(true)
       .all(...params) as unknown[][];
     if (rows.length === 0) return;
-    writer!.add(rows);
+    await writer!.add(rows);
     from = Number(rows[rows.length - 1]![0]);
     if (rows.length < BATCH) return;
   }
 }
 
-function run(task: WorkerTask): WorkerReply {
+async function run(task: WorkerTask): Promise<WorkerReply> {
   switch (task.kind) {
     case 'range':
-      readRange(task.after, task.upTo);
+      await readRange(task.after, task.upTo);
       return { ok: true, count: writer?.count ?? 0 };
     case 'end': {
       const skipped = writer instanceof RowWriter ? writer.skipped : 0;
       const done = { ok: true as const, count: writer?.count ?? 0, skipped };
       source?.close();
       out?.close();
+      if (writer instanceof SymmetryWriter) await writer.close();
       return done;
     }
     case 'finish': {
@@ -102,10 +103,11 @@ function run(task: WorkerTask): WorkerReply {
   }
 }
 
-parentPort!.on('message', (task: WorkerTask) => {
+// Tasks come one at a time: the serving thread awaits each reply before it sends the next.
+parentPort!.on('message', async (task: WorkerTask) => {
   let reply: WorkerReply;
   try {
-    reply = run(task);
+    reply = await run(task);
   } catch (error) {
     reply = { ok: false, error: String((error as Error)?.message ?? error) };
   }

@@ -7,7 +7,8 @@
  * slice at a time between requests; its indexes are built in a worker.
  *
  * The symmetry pass (side-symmetry.ts), after the table is served, reads the source again the same way: in
- * workers by ranges, or here a few structures a turn.
+ * workers by ranges, or here a few structures a turn; either way each group is found by moyo in a thread of
+ * its own, within a time budget (symmetry-thread.ts), never in the serving thread.
  *
  * The workers run the compiled code (side-build-worker.js); where there is none beside this module (the
  * test runner runs the TypeScript sources), every step runs in this thread instead, with the same functions.
@@ -28,7 +29,7 @@ import { finishSymmetry, openSymmetryPart, SymmetryWriter } from './side-symmetr
 
 /** Structures computed and written in the serving thread between two turns of its event loop (about 50 ms). */
 const WRITE_SLICE = 1_000;
-/** Structures whose symmetry is found in the serving thread between two turns (about 1.3 ms each). */
+/** Structures whose symmetry is asked for from the serving thread between two turns (found in a thread). */
 const SYMMETRY_SLICE = 25;
 /** Ranges per worker: enough that a worker given the denser pks does not finish long after the others. */
 const RANGES_PER_WORKER = 16;
@@ -229,25 +230,34 @@ async function symmetryHere(
   const out = openSymmetryPart(part);
   try {
     const writer = new SymmetryWriter(out);
-    for (let after = -1; ;) {
-      const rows = await backend.db.values(structuresAfter(backend.db.dialect, after, undefined, type));
-      if (rows.length === 0) break;
-      after = Number(rows[rows.length - 1]![0]);
-      for (let i = 0; i < rows.length; i += SYMMETRY_SLICE) {
-        signal?.throwIfAborted();
-        const slice = rows.slice(i, i + SYMMETRY_SLICE);
-        // A CifData's sites come from its file; one that cannot be read has no row to fill.
-        const read =
-          type === CIF_TYPE
-            ? (await Promise.all(slice.map((row) => withSites(backend, row)))).filter(
-                (r): r is unknown[] => r !== undefined,
-              )
-            : slice;
-        writer.add(read);
-        progress(writer.count);
-        await new Promise((resolve) => setImmediate(resolve));
+    // A pass stopped (the server closing) ends the analysis under way too.
+    const stop = () => void writer.close();
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      for (let after = -1; ;) {
+        const rows = await backend.db.values(structuresAfter(backend.db.dialect, after, undefined, type));
+        if (rows.length === 0) break;
+        after = Number(rows[rows.length - 1]![0]);
+        for (let i = 0; i < rows.length; i += SYMMETRY_SLICE) {
+          signal?.throwIfAborted();
+          const slice = rows.slice(i, i + SYMMETRY_SLICE);
+          // A CifData's sites come from its file; one that cannot be read has no row to fill.
+          const read =
+            type === CIF_TYPE
+              ? (await Promise.all(slice.map((row) => withSites(backend, row)))).filter(
+                  (r): r is unknown[] => r !== undefined,
+                )
+              : slice;
+          await writer.add(read);
+          signal?.throwIfAborted();
+          progress(writer.count);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (rows.length < BATCH) break;
       }
-      if (rows.length < BATCH) break;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      await writer.close();
     }
   } finally {
     out.close();

@@ -8,7 +8,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { entryOf } from './structure-entry.js';
 import { nodeOf, SYMMETRY_COLUMNS, SYMMETRY_INDEXES } from './side-rows.js';
-import { symmetryOf } from './symmetry.js';
+import { SymmetryFinder, type Symmetry } from './symmetry.js';
 
 const PART_TABLE = `CREATE TABLE symmetry (sid INTEGER PRIMARY KEY, ${SYMMETRY_COLUMNS.join(', ')})`;
 
@@ -26,37 +26,52 @@ export function openSymmetryPart(file: string): BetterSqlite3.Database {
   }
 }
 
-/** Writes the symmetry of source rows (side-rows.ts's COLUMNS) into a part file, a transaction per call. */
+/**
+ * Writes the symmetry of source rows (side-rows.ts's COLUMNS) into a part file, a transaction per call. The
+ * groups are found in a thread of the writer's own (symmetry.ts's SymmetryFinder), ended by `close`.
+ */
 export class SymmetryWriter {
   /** Structures whose symmetry was looked for (with or without a group found). */
   count = 0;
-  private readonly write: (rows: unknown[][]) => void;
+  private readonly finder = new SymmetryFinder();
+  private readonly write: (rows: [number, Symmetry][]) => void;
 
   constructor(out: BetterSqlite3.Database) {
     const insert = out.prepare(`INSERT INTO symmetry VALUES (${new Array(6).fill('?').join(', ')})`);
-    this.write = out.transaction((rows: unknown[][]) => {
-      for (const row of rows) {
-        // A node the first pass left out has no row to fill.
-        const entry = entryOf(nodeOf(row));
-        if (entry === undefined) continue;
-        this.count += 1;
-        const symmetry = symmetryOf(entry);
-        // A structure with no group keeps its nulls: nothing to write.
-        if (symmetry === null) continue;
+    this.write = out.transaction((rows: [number, Symmetry][]) => {
+      for (const [sid, symmetry] of rows)
         insert.run(
-          entry._quarry_pk,
+          sid,
           symmetry.number,
           symmetry.hermannMauguin,
           symmetry.hall,
           symmetry.operations ? JSON.stringify(symmetry.operations) : null,
           JSON.stringify(symmetry.wyckoffs),
         );
-      }
     });
   }
 
-  add(rows: unknown[][]): void {
-    this.write(rows);
+  /** Structures whose analysis ran past its budget (they got no group). */
+  get overran(): number {
+    return this.finder.overran;
+  }
+
+  async add(rows: unknown[][]): Promise<void> {
+    const found: [number, Symmetry][] = [];
+    for (const row of rows) {
+      // A node the first pass left out has no row to fill.
+      const entry = entryOf(nodeOf(row));
+      if (entry === undefined) continue;
+      this.count += 1;
+      const symmetry = await this.finder.find(entry);
+      // A structure with no group keeps its nulls: nothing to write.
+      if (symmetry !== null) found.push([entry._quarry_pk, symmetry]);
+    }
+    this.write(found);
+  }
+
+  close(): Promise<void> {
+    return this.finder.close();
   }
 }
 
@@ -68,6 +83,8 @@ export class SymmetryWriter {
 export function finishSymmetry(out: BetterSqlite3.Database, parts: string[], version: string): void {
   const at = out.prepare("SELECT value FROM side_meta WHERE key = 'version'").pluck().get();
   if (at !== version) throw new Error('the OPTIMADE table was built again while its symmetry was found');
+  // Copied from a table another process completed meanwhile: it is whole already.
+  if (out.prepare("SELECT value FROM side_meta WHERE key = 'symmetry'").pluck().get() === 'complete') return;
   out.pragma('journal_mode = OFF');
   out.pragma('synchronous = OFF');
   out.pragma('cache_size = -262144');

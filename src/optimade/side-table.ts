@@ -16,6 +16,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { Database, StorageBackend } from '../storage/types.js';
+import { ExtractionBusyError, lockExtraction, type Held } from '../storage/archive/extract-lock.js';
 import { buildInto, fillSymmetry, type BuildOptions } from './side-build.js';
 
 /** Changing the table's columns or how properties are computed changes this, and so the file names. */
@@ -102,10 +103,18 @@ export async function openSideTable(
   const target = join(dir, fileName(backend));
   let meta = readMeta(target);
   if (meta?.version !== version) {
-    // A live table is replaced: the new one is renamed over it, and the pool of the old one keeps its file.
-    const count = await build(backend, target, version, options);
-    meta = { version, count, symmetry: 'pending' };
-    await removeStaleTemps(dir);
+    const held = await lockTable(target, () => readMeta(target)?.version === version, options.signal);
+    try {
+      meta = readMeta(target);
+      if (meta?.version !== version) {
+        // A live table is replaced: the new one is renamed over it, and the pool of the old one keeps its file.
+        const count = await build(backend, target, version, options);
+        meta = { version, count, symmetry: 'pending' };
+        await removeStaleTemps(dir);
+      }
+    } finally {
+      await held?.release();
+    }
   }
   return open(target, meta, backend, options);
 }
@@ -124,15 +133,25 @@ export async function completeSymmetry(
   options: SideTableOptions = {},
 ): Promise<SideTable> {
   const temp = `${table.file}.${randomBytes(6).toString('hex')}.tmp`;
+  const done = () => {
+    const meta = readMeta(table.file);
+    return meta?.version === table.version && meta.symmetry === 'complete';
+  };
+  // Another serving process on the same cache may have done the pass, or be doing it: its result is read.
+  const held = await lockTable(table.file, done, options.signal);
   try {
-    // A small table's pass is quicker in slices of the serving thread than in threads started for it, which
-    // also leave the process larger for good (their heaps and the symmetry code loaded in each).
-    const workers = options.workers ?? (table.count < SMALL_PASS ? 0 : undefined);
-    await fillSymmetry(backend, table.file, temp, table.version, progress, { ...options, workers });
-    await rename(temp, table.file);
+    if (held !== undefined && !done()) {
+      // A small table's pass is quicker from the serving thread (its groups found in one thread started for
+      // it) than in build threads, which also leave the process larger for good (their heaps and moyo in each).
+      const workers = options.workers ?? (table.count < SMALL_PASS ? 0 : undefined);
+      await fillSymmetry(backend, table.file, temp, table.version, progress, { ...options, workers });
+      await rename(temp, table.file);
+    }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  } finally {
+    await held?.release();
   }
   return open(
     table.file,
@@ -154,6 +173,30 @@ async function open(
   const db = await SqlitePool.open(target, { timeoutMs: options.queryTimeoutMs, unchanging: true, shared });
   const { version, count, symmetry } = meta;
   return { db, version, count, symmetry, file: target, close: () => db.close() };
+}
+
+/** How long one look for the table's lock waits before the signal is looked at again. */
+const LOCK_LOOK_MS = 1_000;
+
+/**
+ * The lock of a table's file (extract-lock.ts, as an archive's copy has), held while one process builds it or
+ * runs its symmetry pass, so that processes sharing a cache do each once: undefined where `done` tells that
+ * another did it meanwhile. Waits for as long as the other works (a dead holder's lock is taken over), or until
+ * the server closes.
+ */
+async function lockTable(
+  file: string,
+  done: () => boolean,
+  signal: AbortSignal | undefined,
+): Promise<Held | undefined> {
+  for (;;) {
+    signal?.throwIfAborted();
+    try {
+      return await lockExtraction(file, () => Promise.resolve(done()), LOCK_LOOK_MS);
+    } catch (error) {
+      if (!(error instanceof ExtractionBusyError)) throw error;
+    }
+  }
 }
 
 const STALE_TEMP_MS = 24 * 3600 * 1000;

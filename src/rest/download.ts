@@ -21,7 +21,7 @@ import { readNpy } from '../domain/formats/npy.js';
 import { toChemdoodle, toXsf, toXyz, UnsupportedExportError } from '../domain/formats/structure-formats.js';
 import { UpfFormatError, upfToJson } from '../domain/formats/upf-json.js';
 import { trajectoryCif, trajectoryXsf, type Trajectory } from '../domain/formats/trajectory-formats.js';
-import { hasVacancies, isAlloy, structureFromAttributes } from '../domain/structure.js';
+import { hasVacancies, isAlloy, isCell, structureFromAttributes } from '../domain/structure.js';
 import type { StorageBackend } from '../storage/types.js';
 import { BytesKept } from '../util/bytes-kept.js';
 import { keptVersion } from './kept-version.js';
@@ -203,7 +203,7 @@ export async function readBands(backend: StorageBackend, node: NodeRecord): Prom
     label: node.label ?? '',
     bands: readNpy(await readNodeFile(backend, node, 'bands.npy')),
     kpoints: readNpy(await readNodeFile(backend, node, 'kpoints.npy')),
-    cell: Array.isArray(a.cell) ? (a.cell as number[][]) : undefined,
+    cell: isCell(a.cell) ? a.cell : undefined,
     labels:
       Array.isArray(names) && Array.isArray(numbers)
         ? numbers.map((n, i): [number, string] => [Number(n), String(names[i])])
@@ -218,7 +218,8 @@ async function readTrajectory(backend: StorageBackend, node: NodeRecord): Promis
   }
   const pbc = Array.isArray(a.pbc) ? (a.pbc.map(Boolean) as [boolean, boolean, boolean]) : [true, true, true];
   return {
-    symbols: (a.symbols as string[]) ?? [],
+    // Not a list of symbols (not AiiDA's): none, and the format says what it lacks.
+    symbols: Array.isArray(a.symbols) ? a.symbols.map(String) : [],
     cells: readNpy(await readNodeFile(backend, node, 'cells.npy')),
     positions: readNpy(await readNodeFile(backend, node, 'positions.npy')),
     pbc: pbc as [boolean, boolean, boolean],
