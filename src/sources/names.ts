@@ -14,6 +14,7 @@ const ALWAYS_RESERVED = [
   'metrics',
   'sources',
   'optimade',
+  'export',
   // The explorer's own views (src/ops/ui.ts) at the plain root.
   'nodes',
   'groups',
