@@ -29,7 +29,10 @@ export async function sendFile(
     const bounds = byteRange(range, size);
     if (bounds === 'unsatisfiable') {
       reply.header('Content-Range', `bytes */${size}`);
-      return reply.code(416).send({ message: `the range ${range} is outside the file of ${size} bytes` });
+      return reply
+        .code(416)
+        .type('application/json; charset=utf-8')
+        .send({ message: `the range ${range} is outside the file of ${size} bytes` });
     }
     if (bounds !== undefined) {
       const [start, end] = bounds;
