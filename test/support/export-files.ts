@@ -41,3 +41,40 @@ export async function databaseIn(file: string): Promise<BetterSqlite3.Database> 
   writeFileSync(copy, db);
   return new BetterSqlite3(copy, { readonly: true });
 }
+
+const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const ABOUT = /^\/api\/v4\/(?:nodes|calcjobs|processes|groups)\/[0-9a-f-]{36}\//;
+
+/**
+ * Every request about a node or group of the export (found by walking the export as served), asked of both
+ * servings: the answers must be the same, except for the links of a node at the export's border, which in the
+ * source also reach nodes outside it (there, the export's links must be some of the source's). Returns how many
+ * answers were compared whole, and how many of them were links.
+ */
+export async function sameAnswers(
+  source: FastifyInstance,
+  exported: FastifyInstance,
+  inside: Set<string>,
+  sourceNodes: Set<string>,
+): Promise<{ compared: number; links: number }> {
+  const { ask, walkUrls } = await import('./walk-api.js');
+  const { expect } = await import('vitest');
+  const urls = (await walkUrls(exported)).filter((u) => u.payload === undefined && ABOUT.test(u.url));
+  let compared = 0;
+  let links = 0;
+  for (const { url } of urls) {
+    const [ours, theirs] = [await ask(exported, url), await ask(source, url)];
+    const isLinks = /\/links\//.test(url);
+    const named = isLinks ? (JSON.stringify(theirs.body).match(UUIDS) ?? []) : [];
+    if (named.every((u) => inside.has(u) || !sourceNodes.has(u))) {
+      expect({ url, ...ours }).toEqual({ url, ...theirs });
+      compared++;
+      if (isLinks) links++;
+    } else {
+      expect({ url, status: ours.status }).toEqual({ url, status: theirs.status });
+      const theirNames = new Set(named);
+      for (const u of JSON.stringify(ours.body).match(UUIDS) ?? []) expect(theirNames.has(u)).toBe(true);
+    }
+  }
+  return { compared, links };
+}
