@@ -24,6 +24,7 @@ export async function provenanceClosure(
 ): Promise<Closure> {
   const { forward, backward } = followed(rules);
   const forwardTypes = new Set<string>(forward);
+  const backwardTypes = new Set<string>(backward);
   const nodes = new Set<number>(start);
   const bound = () => {
     if (nodes.size > maxNodes)
@@ -43,11 +44,13 @@ export async function provenanceClosure(
       nodes.add(id);
       next.push(id);
     };
-    for (const link of await linksAt(db, 'input_id', frontier, undefined, budget)) {
+    for (const link of await linksAt(db, 'input_id', frontier, budget)) {
       outgoing.set(link.id, link);
       if (forwardTypes.has(link.type)) add(link.output);
     }
-    for (const link of await linksAt(db, 'output_id', frontier, backward, budget)) add(link.input);
+    if (backwardTypes.size > 0)
+      for (const link of await linksAt(db, 'output_id', frontier, budget))
+        if (backwardTypes.has(link.type)) add(link.input);
     bound();
     frontier = next;
   }

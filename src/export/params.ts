@@ -22,7 +22,7 @@ export interface ExportRequest {
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const RULE_NAMES = new Map(EXPORT_RULES.map((r) => [r.name, r]));
-const OTHER = ['nodes', 'groups', 'include_comments', 'include_logs', 'dry_run'];
+const OTHER = ['nodes', 'groups', 'include_comments', 'include_logs', 'dry_run', 'profile'];
 
 export function readExportRequest(rawQuery: string): ExportRequest {
   if (rawQuery.length > MAX_QUERY_CHARS)
@@ -47,6 +47,8 @@ export function readExportRequest(rawQuery: string): ExportRequest {
     else if (key === 'include_comments') includeComments = flag(key, value);
     else if (key === 'include_logs') includeLogs = flag(key, value);
     else if (key === 'dry_run') dryRun = flag(key, value, true);
+    // The source, at the plain root of a server of several (as the API takes it): chosen before this runs.
+    else if (key === 'profile') continue;
     else {
       const rule = RULE_NAMES.get(key);
       if (rule === undefined)

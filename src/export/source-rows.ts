@@ -142,25 +142,22 @@ export interface LinkRow {
 }
 
 /**
- * The links out of (`input_id`) or into (`output_id`) the given nodes, of the given types (all types when
- * `types` is undefined).
+ * The links out of (`input_id`) or into (`output_id`) the given nodes. Their types are chosen by the caller: a
+ * condition on the type makes SQLite's planner take the type's index (a handful of values over every link)
+ * instead of the node's, a thousand times slower at 10^5 nodes.
  */
 export async function linksAt(
   db: Database,
   end: 'input_id' | 'output_id',
   nodes: number[],
-  types: string[] | undefined,
   budget: QueryBudget,
 ): Promise<LinkRow[]> {
-  if (types !== undefined && types.length === 0) return [];
   const out: LinkRow[] = [];
   for (const part of slices(nodes)) {
-    const typeClause =
-      types === undefined ? '' : ` AND type IN (${marks(db, types.length, part.length + 1)})`;
     const rows = await db.values(
       {
-        sql: `SELECT id, input_id, output_id, label, type FROM db_dblink WHERE ${end} IN (${marks(db, part.length)})${typeClause}`,
-        params: types === undefined ? part : [...part, ...types],
+        sql: `SELECT id, input_id, output_id, label, type FROM db_dblink WHERE ${end} IN (${marks(db, part.length)})`,
+        params: part,
       },
       budget,
     );
