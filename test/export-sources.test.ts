@@ -1,5 +1,6 @@
 /**
- * Exports of other sources than an AiiDA 2.x archive: legacy archives (export versions 0.1 to 0.13, converted
+ * Exports of other sources than the rich archive: generated archives, the rich data as a core.sqlite_dos
+ * profile (its all.aiida an export of everything), legacy archives (export versions 0.1 to 0.13, converted
  * into the same SQLite schema at their opening), whose `all.aiida` is an export of everything written once and
  * kept in the cache; and the rich data as a live PostgreSQL profile (psql_dos). Each export has the sqlite_zip
  * schema and, served by Quarry, answers about its nodes as the source does.
@@ -11,13 +12,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { buildApp } from '../src/server/app.js';
-import { openPostgresUrl } from '../src/storage/profiles.js';
+import { openPostgresUrl, openSqliteDos } from '../src/storage/profiles.js';
 import type { StorageBackend } from '../src/storage/types.js';
 import { richFile } from './conformance/corpus.js';
-import { appOn, tempDir } from './helpers.js';
+import { appOn, smallArchive, tempDir } from './helpers.js';
 import { databaseIn, fetchExport, sameAnswers } from './support/export-files.js';
 import { withPostgres } from './support/postgres.js';
-import { unpackContainer } from './support/profile-fixtures.js';
+import { sqliteDosFolder, unpackContainer } from './support/profile-fixtures.js';
 
 const LEGACY = process.env.QUARRY_LEGACY_DIR ?? '/work/shared/legacy';
 const LEGACY_FILES = [
@@ -157,3 +158,87 @@ describe.skipIf(!withPostgres)('exports of the rich data as a PostgreSQL profile
     }
   });
 });
+
+describe('exports of a generated archive and of a core.sqlite_dos profile', () => {
+  it('a generated archive: every calculation of the latest with its provenance, schema and answers as the source', async () => {
+    const source = await appOn(await smallArchive(600, 11));
+    try {
+      const calcs = await source.app.inject(
+        '/api/v4/nodes/?node_type=like="process.calculation%25"&orderby=-id&limit=20&attributes=false',
+      );
+      const uuids = (calcs.json() as { data: { nodes: { uuid: string }[] } }).data.nodes.map((n) => n.uuid);
+      expect(uuids.length).toBeGreaterThan(5);
+      const file = await fetchExport(source.app, `/export/?nodes=${uuids.join(',')}`);
+      const db = await databaseIn(file);
+      const exported = await appOn(file);
+      try {
+        expect(objects(db)).toEqual(objects(reference));
+        expect(db.pragma('foreign_key_check')).toEqual([]);
+        const { compared } = await sameAnswers(
+          source.app,
+          exported.app,
+          uuidsOf(db),
+          await allNodeUuids(source.app),
+        );
+        expect(compared).toBeGreaterThan(uuids.length * 5);
+      } finally {
+        db.close();
+        await exported.close();
+      }
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('the rich data as core.sqlite_dos: its whole export holds every node and answers as the profile does', async () => {
+    const folder = await sqliteDosFolder(
+      richFile('rich.aiida'),
+      richFile('rich-container-packed.tar.gz'),
+      tempDir(),
+    );
+    const profile = await openSqliteDos(folder, { name: 'rich', cacheDir: tempDir('quarry-cache-') });
+    const app = await buildApp({ backends: [profile] });
+    try {
+      const file = await fetchExport(app, '/export/all.aiida');
+      const db = await databaseIn(file);
+      const exported = await appOn(file);
+      try {
+        expect(objects(db)).toEqual(objects(reference));
+        expect(uuidsOf(db)).toEqual(uuidsOf(reference));
+        const count = (d: BetterSqlite3.Database, table: string) =>
+          (d.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+        for (const table of [
+          'db_dblink',
+          'db_dbgroup',
+          'db_dbgroup_dbnodes',
+          'db_dbcomment',
+          'db_dblog',
+          'db_dbuser',
+          'db_dbcomputer',
+        ])
+          expect({ table, n: count(db, table) }).toEqual({ table, n: count(reference, table) });
+        // Every node is inside: every answer about one (the walk's first 400), its links included, is the profile's.
+        const { compared, links } = await sameAnswers(app, exported.app, uuidsOf(db), uuidsOf(reference));
+        expect(compared).toBeGreaterThan(10 * 400);
+        expect(links).toBe(3 * 400); // incoming, outgoing and tree of each: none at a border
+      } finally {
+        db.close();
+        await exported.close();
+      }
+    } finally {
+      await app.close();
+      await profile.close();
+    }
+  }, 240_000);
+});
+
+/** Every node UUID a source serves (all pages). */
+async function allNodeUuids(app: FastifyInstance): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let offset = 0; ; offset += 400) {
+    const r = await app.inject(`/api/v4/nodes/?attributes=false&limit=400&offset=${offset}&orderby=id`);
+    const nodes = (r.json() as { data: { nodes: { uuid: string }[] } }).data.nodes;
+    for (const n of nodes) out.add(n.uuid);
+    if (nodes.length < 400) return out;
+  }
+}
