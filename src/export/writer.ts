@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { HttpError } from '../rest/errors.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { archiveMetadata, archiveStream } from './archive-stream.js';
 import { writeDatabase } from './database.js';
@@ -34,7 +35,8 @@ export async function writeArchive(
   try {
     const dbFile = join(dir, 'db.sqlite3');
     await writeDatabase(backend.db, plan, dbFile, budget, stopped);
-    if (stopped()) throw new Error('the client left before the export was written');
+    // nginx's 499: the client closed the connection; nobody reads this answer, the log says what happened.
+    if (stopped()) throw new HttpError(499, 'the client closed the connection before the export was written');
     const bytes = (await stat(dbFile)).size + plan.fileBytes;
     if (bytes > maxBytes) throw tooManyBytes(maxBytes);
     const stream = archiveStream(
