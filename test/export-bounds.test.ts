@@ -82,6 +82,23 @@ describe('/export/ refusals and bounds', () => {
     expect(body.nodes.by_type['process.workflow.workchain.WorkChainNode.']).toBe(1);
   });
 
+  it('takes ?profile= as the API does, and answers HEAD without writing the export', async () => {
+    const named = await served.app.inject(
+      `/export/?nodes=${CALCJOB}&profile="${served.backend.name}"&dry_run=1`,
+    );
+    expect(named.statusCode).toBe(200);
+    const unknown = await refusal(`/export/?nodes=${CALCJOB}&profile="nowhere"&dry_run=1`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.message).toContain('unknown profile "nowhere"');
+    const head = await served.app.inject({ method: 'HEAD', url: `/export/?nodes=${CALCJOB}` });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toBe('application/zip');
+    expect(head.rawPayload.length).toBe(0);
+    expect((await served.app.inject({ method: 'HEAD', url: `/export/?nodes=${UNKNOWN}` })).statusCode).toBe(
+      404,
+    );
+  });
+
   it('serves at a source path of a portal, and only that source', async () => {
     const r = await served.app.inject(`/${served.backend.name}/export/?nodes=${CALCJOB}&dry_run=1`);
     expect(r.statusCode).toBe(200);

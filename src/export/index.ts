@@ -10,7 +10,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
-import { requestSource } from '../http/request.js';
+import { requestSource, selectBackend } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
@@ -68,11 +68,19 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
 
   app.get('/export', async (request, reply) => {
     const asked = readExportRequest(requestUrl(request, ctx.origin).rawQuery);
-    const backend = requestSource(ctx, request);
+    const backend =
+      asked.profile === undefined ? requestSource(ctx, request) : selectBackend(ctx, request, asked.profile);
     return inLane(reply, async (stopped) => {
       const budget = budgetOf(request);
       const plan = await planExport(backend.db, backend.repository, asked, bounds, budget);
       if (asked.dryRun) return reply.header('Cache-Control', 'no-cache').send(planSummary(plan));
+      const first = asked.nodes[0] ?? asked.groups[0] ?? 'export';
+      reply
+        .type('application/zip')
+        .header('Content-Disposition', `attachment; filename="${backend.name}-${first.slice(0, 8)}.aiida"`)
+        .header('Cache-Control', 'no-store');
+      // HEAD: the export can be made (its bounds hold); it is not written.
+      if (request.method === 'HEAD') return reply.send();
       const { stream } = await writeArchive(
         backend,
         plan,
@@ -81,12 +89,7 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
         budget,
         stopped,
       );
-      const first = asked.nodes[0] ?? asked.groups[0] ?? 'export';
-      return reply
-        .type('application/zip')
-        .header('Content-Disposition', `attachment; filename="${backend.name}-${first.slice(0, 8)}.aiida"`)
-        .header('Cache-Control', 'no-store')
-        .send(stream);
+      return reply.send(stream);
     });
   });
 

@@ -18,6 +18,8 @@ export interface ExportRequest {
   includeComments: boolean;
   includeLogs: boolean;
   dryRun: boolean;
+  /** `?profile=NAME` (quoted or not, as the v4 API takes it): the source, at the plain root of a server of several. */
+  profile?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -40,6 +42,7 @@ export function readExportRequest(rawQuery: string): ExportRequest {
   let includeComments = true;
   let includeLogs = true;
   let dryRun = false;
+  let profile: string | undefined;
   const nodes: string[] = [];
   const groups: string[] = [];
   for (const [key, value] of params) {
@@ -47,8 +50,7 @@ export function readExportRequest(rawQuery: string): ExportRequest {
     else if (key === 'include_comments') includeComments = flag(key, value);
     else if (key === 'include_logs') includeLogs = flag(key, value);
     else if (key === 'dry_run') dryRun = flag(key, value, true);
-    // The source, at the plain root of a server of several (as the API takes it): chosen before this runs.
-    else if (key === 'profile') continue;
+    else if (key === 'profile') profile = value.replace(/^"(.*)"$/, '$1');
     else {
       const rule = RULE_NAMES.get(key);
       if (rule === undefined)
@@ -79,7 +81,15 @@ export function readExportRequest(rawQuery: string): ExportRequest {
       400,
       'nothing to export: give nodes=<uuid>,... and/or groups=<uuid>,... (or GET /export/all.aiida for everything)',
     );
-  return { nodes: unique(nodes), groups: unique(groups), rules, includeComments, includeLogs, dryRun };
+  return {
+    nodes: unique(nodes),
+    groups: unique(groups),
+    rules,
+    includeComments,
+    includeLogs,
+    dryRun,
+    profile,
+  };
 }
 
 function uuids(key: string, value: string): string[] {
