@@ -110,6 +110,10 @@ export async function dataset(nodes: number): Promise<string> {
 }
 
 async function main(options: Options) {
+  if (options.export !== undefined) {
+    const { exportBench } = await import('./export.js');
+    return exportBench(options.export, options.out);
+  }
   if (options.legacy !== undefined) {
     const { legacyBench } = await import('./legacy.js');
     return legacyBench({ sizes: options.legacy, out: options.out });

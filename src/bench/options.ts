@@ -30,6 +30,7 @@ export interface Options {
   container?: string;
   serverDist?: string;
   legacy?: number[];
+  export?: number;
 }
 
 const atLeastOne = (option: string) => (v: string) => {
@@ -127,6 +128,11 @@ export function benchCommand(action: (options: Options) => Promise<void>): Comma
       '--legacy <sizes>',
       'instead: write legacy (0.13) archives of these sizes, comma-separated, and time their conversion against the extraction of main_0001 ones (src/bench/legacy.ts)',
       sizes,
+    )
+    .option(
+      '--export <nodes>',
+      'instead: time .aiida exports (one calculation with its provenance, a large one) on an archive of this many nodes (src/bench/export.ts)',
+      count,
     )
     .option('--out <file>', 'JSON results', 'bench-results.json')
     .option(

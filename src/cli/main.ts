@@ -135,6 +135,18 @@ program
     DEFAULT_MAX_ROWS,
   )
   .option(
+    '--max-export-nodes <n>',
+    'most nodes of one .aiida export (GET /export/)',
+    integer('max-export-nodes'),
+    100_000,
+  )
+  .option(
+    '--max-export-bytes <bytes>',
+    'most bytes (database and files) of one .aiida export',
+    integer('max-export-bytes'),
+    4 * 1024 ** 3,
+  )
+  .option(
     '--public-url <url>',
     "base URL written into answers (url, url_root, Link) instead of the request's scheme and host, e.g. https://example.org/quarry behind a proxy that strips /quarry",
     publicUrl,

@@ -154,6 +154,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     queryTimeoutMs: (options.queryTimeout ?? 30) * 1000,
     bodyLimit: options.maxBody,
     maxRows: options.maxRows,
+    exports: { maxNodes: options.maxExportNodes, maxBytes: options.maxExportBytes },
     queryLimits: Object.fromEntries(
       Object.entries({ maxVertices: options.maxVertices, maxInList: options.maxInList }).filter(
         ([, v]) => v !== undefined,

@@ -38,6 +38,8 @@ export interface ServeOptions {
   queryTimeout?: number;
   maxWaiting?: number;
   maxRows?: number;
+  maxExportNodes?: number;
+  maxExportBytes?: number;
   queryMemory?: number;
   maxBody?: number;
   maxVertices?: number;

@@ -62,6 +62,14 @@ export interface AppOptions {
   keptAnswers?: false | { bytes?: number; file?: string; scope?: string };
   /** The source answering the plain `/optimade/v1/` and the OPTIMADE index's default (default: the first). */
   optimadeDefault?: string;
+  /** Bounds of `.aiida` exports (src/export/): nodes and bytes of one, how many at once, their time limit in ms. */
+  exports?: {
+    maxNodes?: number;
+    maxBytes?: number;
+    running?: number;
+    waiting?: number;
+    timeLimitMs?: number;
+  };
   /** Awaited before each OPTIMADE side table's symmetry pass starts: tests hold the pass with it. */
   optimadeSymmetryGate?: () => Promise<void>;
 }

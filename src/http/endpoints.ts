@@ -70,7 +70,7 @@ export function routePath(prefix: string, pattern: string): string {
 }
 
 /** First path segments of the server's own routes, which are not the API's even where the API is at the root. */
-const OWN_ROUTES = /^\/(healthz|readyz|metrics|sources|assets|docs|optimade)(\/|$)/;
+const OWN_ROUTES = /^\/(healthz|readyz|metrics|sources|assets|docs|optimade|export)(\/|$)/;
 
 /**
  * Whether a route (its pattern) is one of the v4 API's: under the prefix, or, with the API at the root (an empty

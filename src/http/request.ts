@@ -197,7 +197,11 @@ function profileOf(request: FastifyRequest): string | undefined {
  */
 export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
   const readsSource = (route: string | undefined): boolean =>
-    isApiRoute(ctx.prefix, route) || route === '/optimade' || route?.startsWith('/optimade/') === true;
+    isApiRoute(ctx.prefix, route) ||
+    route === '/optimade' ||
+    route?.startsWith('/optimade/') === true ||
+    route === '/export' ||
+    route?.startsWith('/export/') === true;
   app.addHook('onRequest', (request, reply, done) => {
     const removed = removedSourceOf(request.raw);
     if (removed !== undefined) {

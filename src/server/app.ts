@@ -28,6 +28,7 @@ import { registerQueryBuilder } from '../http/routes/querybuilder.js';
 import { registerServer } from '../http/routes/server.js';
 import { registerOptimade } from '../optimade/index.js';
 import { registerSearch } from '../search/index.js';
+import { registerExport } from '../export/index.js';
 import { registerUi } from '../ops/ui.js';
 import { registerHealth } from '../ops/health.js';
 import { registerMetrics } from '../ops/metrics.js';
@@ -160,6 +161,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerQueryBuilder(app, ctx);
   registerOptimade(app, ctx);
   registerSearch(app, ctx);
+  registerExport(app, ctx, options.exports);
   if (options.ui !== false) registerUi(app, ctx);
   // Not endpoints of the API: the root listing does not name them.
   registerOpenApi(app, ctx);

@@ -16,6 +16,7 @@ const ALWAYS_RESERVED = [
   'sources',
   'optimade',
   'search',
+  'export',
   // The explorer's own views (src/ops/ui.ts) at the plain root.
   'nodes',
   'groups',

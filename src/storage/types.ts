@@ -89,6 +89,8 @@ export interface StorageBackend {
   readonly aiidaVersion: string;
   /** An archive's export version as its metadata.json says (a legacy archive's is the original, e.g. 0.13). */
   readonly exportVersion?: string;
+  /** An archive's file on this machine (an AiiDA 2.x zip), for downloads of it whole. */
+  readonly file?: string;
   readonly db: Database;
   readonly repository: Repository;
   /**

@@ -130,6 +130,7 @@ function archiveBackend(
     kind: 'archive',
     aiidaVersion: typeof metadata.aiida_version === 'string' ? metadata.aiida_version : 'unknown',
     exportVersion: String(metadata.export_version),
+    ...(isRemote(file) ? {} : { file }),
     identity,
     db,
     repository: zipRepository(zip),

@@ -13,6 +13,7 @@ import { Link } from '../components/Link.js';
 import { ListTable } from '../components/ListTable.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
+import { ExportDownload } from '../components/ExportDownload.js';
 
 const GROUPS_PER_PAGE = 50;
 const NODES_PER_PAGE = 20;
@@ -150,6 +151,7 @@ function GroupDetails({ group }: { group: Group }) {
           {count.state === 'ok' ? formatCount(count.data) : count.state === 'loading' ? '…' : '?'}
         </dd>
       </dl>
+      <ExportDownload groups={[group.uuid]} />
       {group.extras && Object.keys(group.extras).length > 0 && (
         <>
           <h2>Extras</h2>

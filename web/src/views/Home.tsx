@@ -1,4 +1,5 @@
 /** Home: what is served, how many nodes of which types, when they were made, by whom; and a search box. */
+import { WholeDataset } from '../components/ExportDownload.js';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { useExplorer } from '../context.js';
@@ -34,6 +35,7 @@ export function Home() {
     <>
       <h1>{source}</h1>
       <SourceIndex urls={index} />
+      <WholeDataset />
       <dl class="facts" aria-label="What is served">
         <div>
           <dt>Nodes</dt>

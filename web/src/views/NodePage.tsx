@@ -14,6 +14,7 @@ import { JsonTree } from '../components/JsonTree.js';
 import { Lazy } from '../components/Lazy.js';
 import { Link } from '../components/Link.js';
 import { Section } from '../components/Section.js';
+import { ExportDownload } from '../components/ExportDownload.js';
 import { Boundary } from '../components/Boundary.js';
 import { OptimadeEntry } from '../components/OptimadeEntry.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
@@ -172,6 +173,7 @@ function NodeDetails({ node }: { node: NodeSummary }) {
               )}
             </dd>
           </dl>
+          <ExportDownload nodes={[node.uuid]} />
         </div>
         <section class="node-graph" id="graph" aria-labelledby="graph-title">
           <h2 id="graph-title">Provenance</h2>
