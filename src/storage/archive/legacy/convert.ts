@@ -91,7 +91,7 @@ export async function convertLegacy(
   let copy: Copy | undefined;
   try {
     onProgress?.('copy', 0, dataSize);
-    await stageData(await container.openStream('data.json'), stage, (done) =>
+    const staged = await stageData(await container.openStream('data.json'), stage, (done) =>
       onProgress?.('copy', done, dataSize),
     );
     copy = createCopy(target);
@@ -102,6 +102,11 @@ export async function convertLegacy(
     stageRepositoryMetadata(stage);
     onProgress?.('convert', 0, 1);
     const warnings = writeRows(stage, stageFile, copy, minor, now);
+    if (staged.nonFinite > 0) {
+      warnings.push(
+        `${staged.nonFinite} value(s) are NaN or Infinity as Python's json writes them, not JSON; they are served as null`,
+      );
+    }
     copy
       .prepare('INSERT INTO quarry_legacy_metadata (metadata, warnings) VALUES (?, ?)')
       .run(JSON.stringify(metadata), JSON.stringify(warnings));
