@@ -5,11 +5,11 @@
  */
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { finished, pipeline } from 'node:stream/promises';
+import { createGzip, gzipSync } from 'node:zlib';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
-import { tinyEntries, tinyExport } from './legacy-files.js';
+import { tinyEntries, tinyExport, type Entries } from './legacy-files.js';
 
 /** A JSON text given as its parts; a part `{ repeat, times }` is one run written `times` times. */
 export type Part = string | { repeat: string; times: number };
@@ -76,4 +76,46 @@ export async function hostileTarGz(file: string, entries: [string, string | Part
   }
   pack.finalize();
   await written;
+}
+
+/** A ustar header of a regular file `name` of `size` bytes (up to 8 GiB). */
+function tarHeader(name: string, size: number): Buffer {
+  const header = Buffer.alloc(512);
+  const field = (at: number, width: number, value: number) =>
+    header.write(`${value.toString(8).padStart(width - 1, '0')}\0`, at, 'latin1');
+  header.write(name, 0, 'utf8');
+  field(100, 8, 0o644);
+  field(108, 8, 0);
+  field(116, 8, 0);
+  field(124, 12, size);
+  field(136, 12, 0);
+  header.write('0', 156, 'latin1');
+  header.write('ustar\u000000', 257, 'latin1');
+  header.fill(' ', 148, 156);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return header;
+}
+
+/**
+ * A gzip bomb: a tar.gz whose first entry (`name`, outside what a legacy archive holds) is `gib` GiB of zeros,
+ * followed by `entries`. Its gzip is many members, one compressed block of zeros written again and again, so
+ * that it is written in a moment and is about a thousandth of what it inflates to.
+ */
+export async function bombTarGz(file: string, name: string, gib: number, entries: Entries): Promise<void> {
+  const block = 64 << 20;
+  const count = Math.ceil((gib * 2 ** 30) / block);
+  const zeros = gzipSync(Buffer.alloc(block), { level: 9 });
+  const header = tarHeader(name, count * block);
+  const pack = tarStream.pack();
+  for (const [n, data] of Object.entries(entries)) pack.entry({ name: n }, Buffer.from(data));
+  pack.finalize();
+  const rest: Buffer[] = [];
+  for await (const chunk of pack) rest.push(chunk as Buffer);
+  const out = createWriteStream(file);
+  out.write(gzipSync(header));
+  for (let k = 0; k < count; k++) out.write(zeros);
+  out.end(gzipSync(Buffer.concat(rest)));
+  await finished(out);
 }

@@ -27,6 +27,9 @@ export class PythonFloats {
     this.held = Buffer.alloc(0);
     let out: Buffer[] | undefined;
     let from = 0;
+    // The next quote and backslash at or after the current byte, searched again only once passed.
+    let quote = -1;
+    let backslash = -1;
     for (let i = 0; i < input.length; i++) {
       const c = input[i]!;
       if (this.inString) {
@@ -34,11 +37,13 @@ export class PythonFloats {
         else if (c === BACKSLASH) this.escaped = true;
         else if (c === QUOTE) this.inString = false;
         else {
-          // The rest of a string's plain bytes in one search.
-          const q = input.indexOf(QUOTE, i);
-          const b = input.indexOf(BACKSLASH, i);
-          const next = q === -1 ? b : b === -1 ? q : Math.min(q, b);
-          if (next === -1) break;
+          // The rest of a string's plain bytes in one step.
+          if (quote !== -2 && quote < i) quote = input.indexOf(QUOTE, i);
+          if (quote === -1) quote = -2;
+          if (backslash !== -2 && backslash < i) backslash = input.indexOf(BACKSLASH, i);
+          if (backslash === -1) backslash = -2;
+          const next = quote === -2 ? backslash : backslash === -2 ? quote : Math.min(quote, backslash);
+          if (next === -2) break;
           i = next - 1;
         }
         continue;

@@ -3,7 +3,8 @@
  * staged as it comes (staging.ts). Its shape is checked on the way: a section that is not what the export
  * version promises stops the conversion with a line saying which.
  */
-import { TokenParser } from '@streamparser/json';
+import { TokenizerError, TokenParser, TokenParserError } from '@streamparser/json';
+import { oneLine } from '../zip.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Readable } from 'node:stream';
 import { entityName, NODE_SECTIONS, type NodeSection, type Stage } from './staging.js';
@@ -149,8 +150,13 @@ type BetterSqlite3Statement = BetterSqlite3.Statement<unknown[]>;
 
 function asDataProblem(error: unknown): Error {
   if (error instanceof LegacyArchiveError) return error;
-  // The database's errors (a full disk) are said as such; all others come from the parser.
-  if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) return error as Error;
-  const message = (error as Error).message ?? String(error);
-  return new LegacyArchiveError(`data.json is not valid JSON (${message.split('\n')[0]})`);
+  // Only the parser's errors say that the text is not JSON; the others (a read broken by the network, a full
+  // disk, the zip's inflation) are said as what they are, by the caller.
+  const invalid =
+    error instanceof TokenizerError ||
+    error instanceof TokenParserError ||
+    (error instanceof TypeError && /encoded data was not valid/i.test(error.message));
+  if (!invalid) return error as Error;
+  const message = error instanceof TypeError ? 'it is not UTF-8' : error.message;
+  return new LegacyArchiveError(`data.json is not valid JSON (${oneLine(message)}); the archive is damaged`);
 }
