@@ -17,10 +17,12 @@ import { tinyEntries, tinyExport, writeLegacyTarGz, writeLegacyZip } from './sup
 import { portal } from './support/remote-portal.js';
 import { tempDir } from './support/temp.js';
 
-/** tinyExport() with an attribute of 1 MB that does not compress: its data.json is read by a long range. */
+/** tinyExport() with an attribute of 3 MB that does not compress much: its data.json is read by a long range. */
 function bulkyEntries() {
   const data = tinyExport().data;
-  (data.node_attributes as Record<string, unknown>)['3'] = { blob: randomBytes(750_000).toString('base64') };
+  (data.node_attributes as Record<string, unknown>)['3'] = {
+    blob: randomBytes(2_250_000).toString('base64'),
+  };
   return tinyEntries(data);
 }
 
@@ -39,7 +41,8 @@ describe('archives at URLs whose server stalls, drips or cuts a long answer', { 
     folder = tempDir('quarry-faulty-files-');
     await writeLegacyZip(join(folder, 'bulky.aiida'), bulkyEntries());
     await writeLegacyTarGz(join(folder, 'bulky.tar.gz'), bulkyEntries());
-    server = await faultyServer(folder, () => fault);
+    // Longer answers than the 1 MiB of a first look at the file: data.json's range, the tar.gz's download.
+    server = await faultyServer(folder, () => fault, 3 << 19);
     Object.assign(remoteDeadlines, { idleMs: 1_000, answerMs: 2_000 });
   });
   afterAll(async () => {

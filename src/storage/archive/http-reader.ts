@@ -125,7 +125,7 @@ async function probe(
       502,
     );
   }
-  const tail = Buffer.from(await res.arrayBuffer().catch((e: unknown) => lostRead(url, e)));
+  const tail = Buffer.from(await res.arrayBuffer().catch((e: unknown) => lostRead(url, e, controller)));
   if (tail.length !== range.end - range.start + 1) throw new RemoteChangedError(url, 'a short answer');
   return { version, tail };
 }
