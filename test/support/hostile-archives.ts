@@ -64,11 +64,14 @@ export async function hostileZip(file: string, parts: Part[], metadata?: unknown
 }
 
 /** A tar.gz of `entries` in order, each a text or parts (the same name may come twice). */
-export async function hostileTarGz(file: string, entries: [string, string | Part[]][]): Promise<void> {
+export async function hostileTarGz(
+  file: string,
+  entries: [string, string | Buffer | Part[]][],
+): Promise<void> {
   const pack = tarStream.pack();
   const written = pipeline(pack, createGzip({ level: 1 }), createWriteStream(file));
   for (const [name, content] of entries) {
-    const parts = typeof content === 'string' ? [content] : content;
+    const parts = Array.isArray(content) ? content : [content.toString()];
     await new Promise<void>((resolve, reject) => {
       const entry = pack.entry({ name, size: size(parts) }, (error) => (error ? reject(error) : resolve()));
       stream(parts).pipe(entry);

@@ -249,12 +249,25 @@ async function extractTo(
     // A remote archive's server went away or replaced the file: said as such (503, come back).
     if ((error as { status?: unknown }).status === 503) throw error;
     if (error instanceof StorageOpenError) throw error;
-    const dirProblem = extractionProblem(recipe.file, dir, error);
     const code = (error as NodeJS.ErrnoException).code;
     const own = code === 'ENOSPC' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
-    throw new StorageOpenError((!own && recipe.problem?.(error)) || dirProblem);
+    // Those name the cache folder for the one who runs the server; the others are the archive's, said without it.
+    const said = own ? error : withoutCachePath(error, dir);
+    const dirProblem = extractionProblem(recipe.file, dir, said);
+    throw new StorageOpenError((!own && recipe.problem?.(said)) || dirProblem);
   }
   return target;
+}
+
+/** An error whose message names a file of the cache folder `dir`, said without its path. */
+function withoutCachePath(error: unknown, dir: string): unknown {
+  const message = (error as Error | undefined)?.message;
+  if (typeof message !== 'string' || !message.includes(dir)) return error;
+  const escaped = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const path = new RegExp(`'?${escaped}[^\\s']*'?`, 'g');
+  return Object.assign(new Error(message.replace(path, 'a file of the cache folder')), {
+    code: (error as NodeJS.ErrnoException).code,
+  });
 }
 
 function extractionProblem(file: string, dir: string, error: unknown): string {

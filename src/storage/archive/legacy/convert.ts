@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import type { ProgressCallback } from '../../observe.js';
 import type { LegacyContainer } from './container.js';
 import { parseExact, toJson } from './exact-json.js';
-import { LegacyArchiveError, MAX_METADATA_BYTES } from './limits.js';
+import { LegacyArchiveError, MAX_JSON_DEPTH, MAX_METADATA_BYTES } from './limits.js';
+import { nestsDeeper, shownValue } from '../zip.js';
 import { stageData } from './read-data.js';
 import { stageFiles, stageRepositoryMetadata } from './repository.js';
 import { createCopy, finishCopy, inserter, NODE_UUID_INDEX, type Copy } from './sqlite-copy.js';
@@ -55,9 +56,14 @@ export async function legacyMetadata(container: LegacyContainer): Promise<Rec & 
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new LegacyArchiveError('metadata.json is not a JSON object; the archive is damaged');
   }
+  if (nestsDeeper(metadata, MAX_JSON_DEPTH)) {
+    throw new LegacyArchiveError(
+      `metadata.json nests values more than ${MAX_JSON_DEPTH} levels deep, which no AiiDA archive does; the archive is damaged`,
+    );
+  }
   const version = (metadata as Rec).export_version;
   if (!isLegacyVersion(version)) {
-    const shown = JSON.stringify(version);
+    const shown = shownValue(version);
     throw new LegacyArchiveError(
       version === undefined
         ? 'metadata.json has no export_version, so this is not an archive Quarry can read'

@@ -87,6 +87,12 @@ export async function stageData(
       insertMember.run(group, typeof value === 'string' ? value : null);
     } else if ((NODE_SECTIONS as readonly string[]).includes(section)) {
       const pk = pkOf(key, section);
+      // The steps set and read keys of them: a string or a list there is no node's (nor is it served as one).
+      if (value !== null && !isRecord(value)) {
+        throw new LegacyArchiveError(
+          `data.json: ${recordName(section, undefined, pk)} are ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not an object; the archive is damaged: export it again`,
+        );
+      }
       insertSection[section as NodeSection].run(pk, toJson(value));
     }
   };
