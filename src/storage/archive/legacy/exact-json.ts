@@ -17,9 +17,10 @@ export function exactNumber(text: string): number | RawJson {
 }
 
 class ExactTokenizer extends Tokenizer {
-  constructor() {
+  /** `bounded`: for data.json as it is read; its records, staged once read, are bounded already. */
+  constructor(bounded: boolean) {
     super();
-    boundTokens(this, MAX_STRING_BYTES, MAX_NUMBER_CHARS);
+    if (bounded) boundTokens(this, MAX_STRING_BYTES, MAX_NUMBER_CHARS);
   }
 
   protected override parseNumber(text: string): number {
@@ -28,9 +29,9 @@ class ExactTokenizer extends Tokenizer {
 }
 
 /**
- * A tokenizer that keeps numbers exact, bounds strings and numbers (token-bounds.ts), refuses nesting past
- * MAX_JSON_DEPTH and (`object`) a text that is not one JSON object, and ends its parser with it (so a text
- * cut short is an error); `watch` sees every token before the parser.
+ * A tokenizer that keeps numbers exact, refuses nesting past MAX_JSON_DEPTH and (`object`) a text that is not
+ * one JSON object, and ends its parser with it (so a text cut short is an error). Given a `watch`, which sees
+ * every token before the parser, it bounds strings and numbers too (token-bounds.ts).
  */
 export function exactTokenizer(
   parser: TokenParser,
@@ -38,7 +39,7 @@ export function exactTokenizer(
   object = false,
   watch?: (info: ParsedTokenInfo) => void,
 ): Tokenizer {
-  const tokenizer = new ExactTokenizer();
+  const tokenizer = new ExactTokenizer(watch !== undefined);
   let depth = 0;
   let first = true;
   tokenizer.onEnd = () => {

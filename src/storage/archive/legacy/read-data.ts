@@ -3,7 +3,7 @@
  * staged as it comes (staging.ts). Its shape is checked on the way: a section that is not what the export
  * version promises stops the conversion with a line saying which.
  */
-import { TokenizerError, TokenParser, TokenParserError } from '@streamparser/json';
+import { TokenParser } from '@streamparser/json';
 import { oneLine } from '../zip.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Readable } from 'node:stream';
@@ -110,7 +110,7 @@ export async function stageData(
   try {
     for await (const chunk of stream) {
       const bytes = chunk as Buffer;
-      tokenizer.write(floats.filter(bytes));
+      parsing(() => tokenizer.write(floats.filter(bytes)));
       read += bytes.length;
       pending += bytes.length;
       if (pending > 16 << 20) {
@@ -121,8 +121,10 @@ export async function stageData(
       }
     }
     if (read === 0) throw new LegacyArchiveError('data.json is empty');
-    if (floats.rest().length > 0) tokenizer.write(floats.rest());
-    if (!tokenizer.isEnded) tokenizer.end();
+    parsing(() => {
+      if (floats.rest().length > 0) tokenizer.write(floats.rest());
+      if (!tokenizer.isEnded) tokenizer.end();
+    });
     counts.nonFinite = floats.count;
     stage.exec('COMMIT');
   } catch (error) {
@@ -130,7 +132,7 @@ export async function stageData(
     if (error instanceof TokenBoundError) {
       throw pastBound(`has ${error.what} in ${watch.where()}, the bound on one value`);
     }
-    throw asDataProblem(error);
+    throw error;
   }
   onBytes?.(read);
   return counts;
@@ -154,15 +156,23 @@ function checkTexts(record: Record<string, unknown>, name: string): void {
 
 type BetterSqlite3Statement = BetterSqlite3.Statement<unknown[]>;
 
-function asDataProblem(error: unknown): Error {
-  if (error instanceof LegacyArchiveError) return error;
-  // Only the parser's errors say that the text is not JSON; the others (a read broken by the network, a full
-  // disk, the zip's inflation) are said as what they are, by the caller.
-  const invalid =
-    error instanceof TokenizerError ||
-    error instanceof TokenParserError ||
-    (error instanceof TypeError && /encoded data was not valid/i.test(error.message));
-  if (!invalid) return error as Error;
-  const message = error instanceof TypeError ? 'it is not UTF-8' : error.message;
-  return new LegacyArchiveError(`data.json is not valid JSON (${oneLine(message)}); the archive is damaged`);
+/**
+ * Runs a step of the parser: what it throws says the text is not JSON, but for the refusals of the records'
+ * checks and the database's errors (a full disk), said as they are. Errors of the stream itself (a read broken by
+ * the network, the zip's inflation) come from elsewhere and are said as what they are, by the caller.
+ */
+function parsing(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    if (error instanceof LegacyArchiveError || error instanceof TokenBoundError) throw error;
+    if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) throw error;
+    const message =
+      error instanceof TypeError && /encoded data was not valid/i.test(error.message)
+        ? 'it is not UTF-8'
+        : ((error as Error).message ?? String(error));
+    throw new LegacyArchiveError(
+      `data.json is not valid JSON (${oneLine(message).slice(0, 200)}); the archive is damaged`,
+    );
+  }
 }
