@@ -1,11 +1,12 @@
 /**
  * Stopping a serving process on SIGTERM/SIGINT without cutting answers short: it stops accepting connections,
  * lets the requests under way finish (for `timeoutMs` at most, then closes what is left), closes the storages
- * (pools, query processes) and exits 0.
+ * (pools, query processes; remote reads still under way are ended) and exits 0.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { abortRemoteReads } from '../storage/archive/http-reader.js';
 /** What is closed once the requests under way have finished: the storages, or the catalog that holds them. */
 type Closable = { close(): Promise<void> };
 
@@ -49,6 +50,8 @@ export async function shutDown(
     clearInterval(reaper);
     clearTimeout(deadline);
   }
+  // Reads of remote archives still under way (an opening whose server stalls) would hold the close up.
+  abortRemoteReads();
   await Promise.all(backends.map((b) => b.close()));
 }
 

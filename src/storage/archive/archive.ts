@@ -21,11 +21,12 @@ import { openCopy } from './copy-pool.js';
 import { extractDatabase } from './extract.js';
 import { openLegacyArchive } from './legacy/open.js';
 import { isTarFile } from './legacy/tar-unpack.js';
+import { MAX_JSON_DEPTH } from './legacy/limits.js';
 import { isLegacyVersion } from './legacy/versions.js';
 import { keptSummary } from './kept-summaries.js';
 import { typeOrderTable } from './type-order.js';
 import { isRemote, openRemoteZip, RemoteWatch } from './remote.js';
-import { oneLine, openZip, type ZipArchive } from './zip.js';
+import { nestsDeeper, oneLine, openZip, shownValue, type ZipArchive } from './zip.js';
 
 /**
  * Export versions whose db.sqlite3 has the schema Quarry reads. `1.0` is the pre-release label of
@@ -177,6 +178,11 @@ async function readMetadata(zip: ZipArchive): Promise<Record<string, unknown>> {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new StorageOpenError(`${file}: metadata.json is not a JSON object; the archive is damaged`);
   }
+  if (nestsDeeper(metadata, MAX_JSON_DEPTH)) {
+    throw new StorageOpenError(
+      `${file}: metadata.json nests values more than ${MAX_JSON_DEPTH} levels deep, which no AiiDA archive does; the archive is damaged`,
+    );
+  }
   const version = (metadata as { export_version?: unknown }).export_version;
   if (typeof version === 'string' && (SUPPORTED_VERSIONS.has(version) || isLegacyVersion(version))) {
     return metadata as Record<string, unknown>;
@@ -188,7 +194,7 @@ function versionProblem(file: string, version: unknown): string {
   if (version === undefined) {
     return `${file}: metadata.json has no export_version, so this is not an archive Quarry can read`;
   }
-  const shown = JSON.stringify(version);
+  const shown = shownValue(version);
   if (typeof version === 'string' && /^0\.\d+$/.test(version)) {
     return `${file} has the unknown export version ${shown}; Quarry reads 0.1 to 0.13 and main_0000 to main_0001`;
   }

@@ -26,6 +26,7 @@ import { keepSummaries } from './kept-summaries.js';
 import { keepTypeOrder, TYPE_ORDER_SQL } from './type-order.js';
 import { oneLine, type ZipArchive, type ZipOrigin } from './zip.js';
 import { MadeOnce } from '../../util/made-once.js';
+import { unpackLimit } from './legacy/limits.js';
 
 const DB_ENTRY = 'db.sqlite3';
 /**
@@ -77,10 +78,17 @@ export async function extractDatabase(
 ): Promise<string> {
   const entry = zip.get(DB_ENTRY)!;
   const size = entry.size;
+  const origin = await zip.origin();
+  // Every inflated byte counts, as a legacy archive's do (legacy/limits.ts).
+  if (size > unpackLimit(origin.size)) {
+    throw new StorageOpenError(
+      `${zip.file} unpacks to ${size} bytes, ${Math.round(size / Math.max(1, origin.size))} times its size: a zip bomb, not an archive`,
+    );
+  }
   return cachedCopy(
     {
       file: zip.file,
-      origin: await zip.origin(),
+      origin,
       fingerprint: zip.fingerprint,
       async fill(temp, progress) {
         const source = await zip.openStream(DB_ENTRY);
@@ -229,7 +237,7 @@ async function extractTo(
       `cannot create the cache folder ${dir} (${oneLine((error as Error).message)}); choose another with --cache-dir or QUARRY_CACHE_DIR`,
     );
   }
-  await removeStaleTemps(dir);
+  await removeStaleTemps(dir, basename(target));
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     // Files of an earlier attempt that died before its copy was complete are not trusted.
@@ -266,12 +274,25 @@ async function extractTo(
     // A remote archive's server went away or replaced the file: said as such (503, come back).
     if ((error as { status?: unknown }).status === 503) throw error;
     if (error instanceof StorageOpenError) throw error;
-    const dirProblem = extractionProblem(recipe.file, dir, error);
     const code = (error as NodeJS.ErrnoException).code;
     const own = code === 'ENOSPC' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
-    throw new StorageOpenError((!own && recipe.problem?.(error)) || dirProblem);
+    // Those name the cache folder for the one who runs the server; the others are the archive's, said without it.
+    const said = own ? error : withoutCachePath(error, dir);
+    const dirProblem = extractionProblem(recipe.file, dir, said);
+    throw new StorageOpenError((!own && recipe.problem?.(said)) || dirProblem);
   }
   return target;
+}
+
+/** An error whose message names a file of the cache folder `dir`, said without its path. */
+function withoutCachePath(error: unknown, dir: string): unknown {
+  const message = (error as Error | undefined)?.message;
+  if (typeof message !== 'string' || !message.includes(dir)) return error;
+  const escaped = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const path = new RegExp(`'?${escaped}[^\\s']*'?`, 'g');
+  return Object.assign(new Error(message.replace(path, 'a file of the cache folder')), {
+    code: (error as NodeJS.ErrnoException).code,
+  });
 }
 
 function extractionProblem(file: string, dir: string, error: unknown): string {
@@ -328,14 +349,22 @@ async function hasSize(path: string, size: number): Promise<boolean> {
   }
 }
 
-async function removeStaleTemps(dir: string): Promise<void> {
+/** A temporary file of an extraction: the copy (`.tmp`), its journal, a conversion's stage and its journal. */
+const TEMP = /\.tmp(\.stage)?(-journal)?$/;
+
+/**
+ * Removes temporary files older than a day, and every one of `own` (the copy about to be made, whose lock this
+ * process holds, so that no other process writes them): those were left by an attempt that was killed.
+ */
+async function removeStaleTemps(dir: string, own: string): Promise<void> {
   try {
     const now = Date.now();
     for (const name of await readdir(dir)) {
-      if (!name.endsWith('.tmp')) continue;
+      const mine = name.startsWith(`${own}.`);
+      if (!TEMP.test(name) && !(mine && name === `${own}.files.download`)) continue;
       const path = join(dir, name);
       const info = await stat(path).catch(() => undefined);
-      if (info && now - info.mtimeMs > STALE_TEMP_MS) await rm(path, { force: true });
+      if (info && (mine || now - info.mtimeMs > STALE_TEMP_MS)) await rm(path, { force: true });
     }
   } catch {
     // Tidying up is a courtesy; failing at it must not stop the server from starting.

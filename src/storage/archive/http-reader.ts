@@ -22,6 +22,7 @@ import {
   RemoteChangedError,
   shownUrl,
   unreachable,
+  UNREACHABLE_RETRY_S,
 } from './remote-errors.js';
 
 const BLOCK = 64 << 10;
@@ -30,13 +31,35 @@ const WINDOW = 1 << 20;
 const TAIL = 1 << 20;
 /** Ranges longer than this are streamed from their own request. */
 const STREAM_OVER = 4 * BLOCK;
-/** Longest wait for a server's answer (its headers; a body is read as long as it keeps coming). */
-const ANSWER_MS = 20_000;
 /**
- * Longest wait for the answer to a check (HEAD): while a server hangs, every check waits this long, so it is short
- * (requests during a check share it).
+ * Deadlines of every read (tests shorten them). `answerMs`: the longest wait for a server's answer (its headers),
+ * and for the whole of a part of at most a few MiB. A longer range (the database's entry, data.json, a tar.gz
+ * downloaded) must bring `minBytes` (or its rest) in every `idleMs`: a server that stalls or drips mid-body fails
+ * the read with a 503 within `idleMs`, and a range of N bytes ends within N / minBytes * idleMs at most. `checkMs`:
+ * the longest wait for the answer to a check (HEAD): while a server hangs every check waits this long, so it is
+ * short (requests during a check share it).
  */
-const CHECK_MS = 5_000;
+export const remoteDeadlines = { answerMs: 20_000, idleMs: 20_000, minBytes: 64 << 10, checkMs: 5_000 };
+
+/** Every request under way, so that a server stopping ends them rather than waits on them. */
+const live = new Set<AbortController>();
+const STOPPING = 'the server is stopping';
+
+/** Ends every remote read under way (the server stops): each fails with a 503. */
+export function abortRemoteReads(): void {
+  for (const controller of live) controller.abort(new DOMException(STOPPING, 'AbortError'));
+}
+
+/** `work` with a controller that abortRemoteReads() reaches, for as long as it runs. */
+async function tracked<T>(work: (controller: AbortController) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  live.add(controller);
+  try {
+    return await work(controller);
+  } finally {
+    live.delete(controller);
+  }
+}
 
 type ReadCallback = (err: Error | null, bytesRead?: number) => void;
 
@@ -59,8 +82,15 @@ export function versionText(v: RemoteVersion): string {
 }
 
 /** The first look at a remote archive: its version and its last bytes. */
-export async function probeRemote(url: string): Promise<{ version: RemoteVersion; tail: Buffer }> {
-  const res = await answer(url, 'GET', { Range: `bytes=-${TAIL}` }, ANSWER_MS, true);
+export function probeRemote(url: string): Promise<{ version: RemoteVersion; tail: Buffer }> {
+  return tracked((controller) => probe(url, controller));
+}
+
+async function probe(
+  url: string,
+  controller: AbortController,
+): Promise<{ version: RemoteVersion; tail: Buffer }> {
+  const res = await answer(url, 'GET', { Range: `bytes=-${TAIL}` }, controller, true);
   if (res.status === 200) {
     await res.body?.cancel();
     throw noRanges(url);
@@ -95,14 +125,16 @@ export async function probeRemote(url: string): Promise<{ version: RemoteVersion
       502,
     );
   }
-  const tail = Buffer.from(await res.arrayBuffer());
+  const tail = Buffer.from(await res.arrayBuffer().catch((e: unknown) => lostRead(url, e, controller)));
   if (tail.length !== range.end - range.start + 1) throw new RemoteChangedError(url, 'a short answer');
   return { version, tail };
 }
 
 /** The version the server has now (one HEAD request); `size` undefined where the server did not say it. */
 export async function currentVersion(url: string): Promise<Omit<RemoteVersion, 'size'> & { size?: number }> {
-  const res = await answer(url, 'HEAD', {}, CHECK_MS);
+  const res = await tracked((controller) =>
+    answer(url, 'HEAD', {}, controller, false, remoteDeadlines.checkMs),
+  );
   if (res.status !== 200) throw badStatus(url, res.status, res.statusText);
   // Without a length (some servers leave it out of HEAD answers) the validators alone decide.
   const length = res.headers.get('content-length');
@@ -124,33 +156,52 @@ function validator(v: RemoteVersion): string | undefined {
 
 /**
  * A request whose answer must begin within `waitMs`; with `whole`, it must also end by then (a part of at most a
- * few MiB: a server that stalls mid-answer fails the read instead of holding it for ever).
+ * few MiB: a server that stalls mid-answer fails the read instead of holding it for ever). `controller` ends it.
  */
 async function answer(
   url: string,
   method: string,
   headers: Record<string, string>,
-  waitMs = ANSWER_MS,
+  controller: AbortController,
   whole = false,
+  waitMs = remoteDeadlines.answerMs,
 ): Promise<Response> {
-  const abort = new AbortController();
-  const timer = whole
-    ? undefined
-    : setTimeout(() => abort.abort(new DOMException('no answer', 'TimeoutError')), waitMs);
+  const timer = setTimeout(() => controller.abort(new DOMException('no answer', 'TimeoutError')), waitMs);
   traffic.requests += 1;
   try {
     // Identity: a compressed answer's bytes are not the file's.
     return await fetch(url, {
       method,
       headers: { ...headers, 'Accept-Encoding': 'identity' },
-      signal: whole ? AbortSignal.timeout(waitMs) : abort.signal,
+      signal: controller.signal,
       redirect: 'follow',
     });
   } catch (error) {
-    throw unreachable(url, error);
+    throw stopped(url, controller) ?? unreachable(url, error);
   } finally {
-    clearTimeout(timer);
+    // A whole answer's body is bound by the same deadline, its timer left running.
+    if (!whole) clearTimeout(timer);
+    else timer.unref();
   }
+}
+
+/** The failure of a read that abortRemoteReads() ended, else undefined. */
+function stopped(url: string, controller: AbortController): RemoteArchiveError | undefined {
+  const reason = controller.signal.reason as Error | undefined;
+  if (reason?.message !== STOPPING) return undefined;
+  return new RemoteArchiveError(`${shownUrl(url)} was being read when the server stopped; try again`, 503, 1);
+}
+
+/** A body that broke off: the network, a server that stalled or dripped, or the server stopping. */
+function lostRead(url: string, error: unknown, controller?: AbortController): never {
+  const stop = controller && stopped(url, controller);
+  if (stop) throw stop;
+  const name = (error as Error).name;
+  const why =
+    name === 'TimeoutError'
+      ? `its server stopped sending it midway (less than ${remoteDeadlines.minBytes} bytes in ${remoteDeadlines.idleMs / 1000} s)`
+      : 'the connection broke while it was read';
+  throw new RemoteArchiveError(`${shownUrl(url)}: ${why}; try again`, 503, UNREACHABLE_RETRY_S);
 }
 
 function contentRange(header: string | null): { start: number; end: number; total: number } | undefined {
@@ -279,21 +330,29 @@ export class HttpReader extends yauzl.RandomAccessReader {
   }
 
   /** Bytes [start, end) in one conditional range request. */
-  private async range(start: number, end: number): Promise<Buffer> {
-    const res = await this.ask(start, end, true);
-    const data = Buffer.from(await res.arrayBuffer().catch((e: unknown) => this.lost(e)));
-    if (data.length !== end - start) throw this.changedNow('a short answer');
-    return data;
+  private range(start: number, end: number): Promise<Buffer> {
+    return tracked(async (controller) => {
+      const res = await this.ask(start, end, controller, true);
+      const body = await res.arrayBuffer().catch((e: unknown) => lostRead(this.url, e, controller));
+      const data = Buffer.from(body);
+      if (data.length !== end - start) throw this.changedNow('a short answer');
+      return data;
+    });
   }
 
   /** A conditional range request whose answer is checked to be that part of the file opened. */
-  private async ask(start: number, end: number, whole = false): Promise<Response> {
+  private async ask(
+    start: number,
+    end: number,
+    controller: AbortController,
+    whole = false,
+  ): Promise<Response> {
     if (this.changed) throw new RemoteChangedError(this.url, 'seen before');
     const res = await answer(
       this.url,
       'GET',
       { Range: `bytes=${start}-${end - 1}`, 'If-Range': this.ifRange },
-      ANSWER_MS,
+      controller,
       whole,
     );
     if (res.status === 206) {
@@ -322,14 +381,6 @@ export class HttpReader extends yauzl.RandomAccessReader {
     return new RemoteChangedError(this.url, what);
   }
 
-  private lost(error: unknown): never {
-    throw new RemoteArchiveError(
-      `${shownUrl(this.url)}: the connection broke while the archive was read (${(error as Error).message}); try again`,
-      503,
-      1,
-    );
-  }
-
   override _readStreamForRange(start: number, end: number): Readable {
     if (end - start <= STREAM_OVER) {
       const read = this.bytes(start, end - start);
@@ -342,23 +393,48 @@ export class HttpReader extends yauzl.RandomAccessReader {
     return Readable.from(this.streamed(start, end), { objectMode: false });
   }
 
-  /** A long range from its own request, passed on as it arrives; its length is checked at the end. */
+  /**
+   * A long range from its own request, passed on as it arrives, at least `minBytes` in every `idleMs`
+   * (remoteDeadlines); its length is checked at the end.
+   */
   private async *streamed(start: number, end: number): AsyncGenerator<Buffer> {
-    const res = await this.ask(start, end);
-    const reader = res.body!.getReader();
+    const controller = new AbortController();
+    live.add(controller);
+    const { idleMs, minBytes } = remoteDeadlines;
+    const arm = () => setTimeout(() => controller.abort(new DOMException('stalled', 'TimeoutError')), idleMs);
+    let timer: NodeJS.Timeout | undefined;
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let got = 0;
     try {
+      const res = await this.ask(start, end, controller);
+      reader = res.body!.getReader();
+      timer = arm();
+      let since = 0;
       for (;;) {
-        const { done, value } = await reader.read().catch((e: unknown) => this.lost(e));
+        const { done, value } = await reader.read().catch((e: unknown) => lostRead(this.url, e, controller));
         if (done) break;
         got += value.length;
+        since += value.length;
+        if (since >= minBytes) {
+          clearTimeout(timer);
+          timer = arm();
+          since = 0;
+        }
         yield Buffer.from(value.buffer, value.byteOffset, value.length);
       }
     } finally {
+      clearTimeout(timer);
+      live.delete(controller);
       // Also when the reader of the stream stopped early: the rest is not downloaded.
-      await reader.cancel().catch(() => undefined);
+      await reader?.cancel().catch(() => undefined);
     }
-    if (got !== end - start) throw this.changedNow('a short answer');
+    if (got !== end - start) {
+      throw new RemoteArchiveError(
+        `${shownUrl(this.url)}: its server ended the answer after ${got} of ${end - start} bytes; try again`,
+        503,
+        UNREACHABLE_RETRY_S,
+      );
+    }
   }
 
   override close(callback: (err: Error | null) => void): void {

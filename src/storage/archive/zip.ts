@@ -417,6 +417,32 @@ function isTar(head: Buffer): boolean {
   return gzip || ustar;
 }
 
+/**
+ * A value of an archive as a message shows it: its JSON, cut to `max` characters (a 10 MB export_version must not
+ * make a 10 MB message).
+ */
+export function shownValue(value: unknown, max = 60): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? 'a list' : typeof value;
+  }
+  return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
+}
+
+/** Whether `value` nests containers deeper than `max` (walked without recursion: a deep one is what is looked for). */
+export function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import type { ProgressCallback } from '../../observe.js';
 import type { LegacyContainer } from './container.js';
 import { parseExact, toJson } from './exact-json.js';
-import { LegacyArchiveError, MAX_METADATA_BYTES } from './limits.js';
+import { LegacyArchiveError, MAX_JSON_DEPTH, MAX_METADATA_BYTES } from './limits.js';
+import { nestsDeeper, shownValue } from '../zip.js';
 import { stageData } from './read-data.js';
 import { stageFiles, stageRepositoryMetadata } from './repository.js';
 import { createCopy, finishCopy, inserter, NODE_UUID_INDEX, type Copy } from './sqlite-copy.js';
@@ -56,9 +57,14 @@ export async function legacyMetadata(container: LegacyContainer): Promise<Rec & 
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new LegacyArchiveError('metadata.json is not a JSON object; the archive is damaged');
   }
+  if (nestsDeeper(metadata, MAX_JSON_DEPTH)) {
+    throw new LegacyArchiveError(
+      `metadata.json nests values more than ${MAX_JSON_DEPTH} levels deep, which no AiiDA archive does; the archive is damaged`,
+    );
+  }
   const version = (metadata as Rec).export_version;
   if (!isLegacyVersion(version)) {
-    const shown = JSON.stringify(version);
+    const shown = shownValue(version);
     throw new LegacyArchiveError(
       version === undefined
         ? 'metadata.json has no export_version, so this is not an archive Quarry can read'
@@ -92,7 +98,7 @@ export async function convertLegacy(
   let copy: Copy | undefined;
   try {
     onProgress?.('copy', 0, dataSize);
-    await stageData(await container.openStream('data.json'), stage, (done) =>
+    const staged = await stageData(await container.openStream('data.json'), stage, (done) =>
       onProgress?.('copy', done, dataSize),
     );
     copy = createCopy(target);
@@ -103,6 +109,11 @@ export async function convertLegacy(
     stageRepositoryMetadata(stage);
     onProgress?.('convert', 0, 1);
     const warnings = writeRows(stage, stageFile, copy, minor, now);
+    if (staged.nonFinite > 0) {
+      warnings.push(
+        `${staged.nonFinite} value(s) are NaN or Infinity as Python's json writes them, not JSON; they are served as null`,
+      );
+    }
     copy
       .prepare('INSERT INTO quarry_legacy_metadata (metadata, warnings) VALUES (?, ?)')
       .run(JSON.stringify(metadata), JSON.stringify(warnings));

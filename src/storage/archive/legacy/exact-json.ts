@@ -3,9 +3,10 @@
  * past 2^53, is kept as its text (RawJson) and written back as it, as aiida-core's migration (Python's json)
  * keeps them; Quarry's answers show them so (src/util/json-text.ts).
  */
-import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
+import { Tokenizer, TokenParser, TokenType, type ParsedTokenInfo } from '@streamparser/json';
 import { RawJson, toJson } from '../../../util/exact-json.js';
-import { LegacyArchiveError, MAX_JSON_DEPTH } from './limits.js';
+import { LegacyArchiveError, MAX_JSON_DEPTH, MAX_NUMBER_CHARS, MAX_STRING_BYTES } from './limits.js';
+import { boundTokens } from './token-bounds.js';
 
 export { toJson };
 
@@ -16,6 +17,12 @@ export function exactNumber(text: string): number | RawJson {
 }
 
 class ExactTokenizer extends Tokenizer {
+  /** `bounded`: for data.json as it is read; its records, staged once read, are bounded already. */
+  constructor(bounded: boolean) {
+    super();
+    if (bounded) boundTokens(this, MAX_STRING_BYTES, MAX_NUMBER_CHARS);
+  }
+
   protected override parseNumber(text: string): number {
     return exactNumber(text) as number;
   }
@@ -23,10 +30,16 @@ class ExactTokenizer extends Tokenizer {
 
 /**
  * A tokenizer that keeps numbers exact, refuses nesting past MAX_JSON_DEPTH and (`object`) a text that is not
- * one JSON object, and ends its parser with it (so a text cut short is an error).
+ * one JSON object, and ends its parser with it (so a text cut short is an error). Given a `watch`, which sees
+ * every token before the parser, it bounds strings and numbers too (token-bounds.ts).
  */
-export function exactTokenizer(parser: TokenParser, where: () => string, object = false): Tokenizer {
-  const tokenizer = new ExactTokenizer();
+export function exactTokenizer(
+  parser: TokenParser,
+  where: () => string,
+  object = false,
+  watch?: (info: ParsedTokenInfo) => void,
+): Tokenizer {
+  const tokenizer = new ExactTokenizer(watch !== undefined);
   let depth = 0;
   let first = true;
   tokenizer.onEnd = () => {
@@ -45,6 +58,7 @@ export function exactTokenizer(parser: TokenParser, where: () => string, object 
         );
       }
     } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+    watch?.(info);
     parser.write(info);
   };
   return tokenizer;

@@ -4,11 +4,15 @@
  * version promises stops the conversion with a line saying which.
  */
 import { TokenParser } from '@streamparser/json';
+import { oneLine } from '../zip.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Readable } from 'node:stream';
 import { entityName, NODE_SECTIONS, type NodeSection, type Stage } from './staging.js';
 import { exactTokenizer, toJson } from './exact-json.js';
-import { LegacyArchiveError } from './limits.js';
+import { LegacyArchiveError, MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS } from './limits.js';
+import { PythonFloats } from './python-floats.js';
+import { pastBound, RecordWatch, recordName } from './record-bounds.js';
+import { TokenBoundError } from './token-bounds.js';
 
 const PATHS = [
   '$.export_data.*.*',
@@ -21,6 +25,8 @@ export interface StagedCounts {
   nodes: number;
   links: number;
   sections: Set<string>;
+  /** NaN and infinities (Python's json) read as null. */
+  nonFinite: number;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -40,7 +46,7 @@ export async function stageData(
   stage: Stage,
   onBytes?: (done: number) => void,
 ): Promise<StagedCounts> {
-  const counts: StagedCounts = { nodes: 0, links: 0, sections: new Set() };
+  const counts: StagedCounts = { nodes: 0, links: 0, sections: new Set(), nonFinite: 0 };
   const insertNode = stage.prepare('INSERT OR REPLACE INTO node (pk, uuid, type, rec) VALUES (?, ?, ?, ?)');
   const insertEntity = stage.prepare('INSERT OR REPLACE INTO entity (kind, pk, rec) VALUES (?, ?, ?)');
   const insertSection = Object.fromEntries(
@@ -62,6 +68,7 @@ export async function stageData(
       const where = `export_data.${entity}`;
       if (!isRecord(value)) throw new LegacyArchiveError(`data.json: an entry of ${where} is not an object`);
       const pk = pkOf(key, where);
+      checkTexts(value, recordName(section, entity, pk));
       if (name === 'Node') {
         const uuid = value.uuid;
         if (typeof uuid !== 'string') throw new LegacyArchiveError(`data.json: node ${pk} has no uuid`);
@@ -80,17 +87,30 @@ export async function stageData(
       insertMember.run(group, typeof value === 'string' ? value : null);
     } else if ((NODE_SECTIONS as readonly string[]).includes(section)) {
       const pk = pkOf(key, section);
+      // The steps set and read keys of them: a string or a list there is no node's (nor is it served as one).
+      if (value !== null && !isRecord(value)) {
+        throw new LegacyArchiveError(
+          `data.json: ${recordName(section, undefined, pk)} are ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not an object; the archive is damaged: export it again`,
+        );
+      }
       insertSection[section as NodeSection].run(pk, toJson(value));
     }
   };
-  const tokenizer = exactTokenizer(parser, () => 'data.json', true);
+  const watch = new RecordWatch();
+  const tokenizer = exactTokenizer(
+    parser,
+    () => 'data.json',
+    true,
+    (info) => watch.token(info),
+  );
+  const floats = new PythonFloats();
   let read = 0;
   let pending = 0;
   stage.exec('BEGIN');
   try {
     for await (const chunk of stream) {
       const bytes = chunk as Buffer;
-      tokenizer.write(bytes);
+      parsing(() => tokenizer.write(floats.filter(bytes)));
       read += bytes.length;
       pending += bytes.length;
       if (pending > 16 << 20) {
@@ -101,22 +121,58 @@ export async function stageData(
       }
     }
     if (read === 0) throw new LegacyArchiveError('data.json is empty');
-    if (!tokenizer.isEnded) tokenizer.end();
+    parsing(() => {
+      if (floats.rest().length > 0) tokenizer.write(floats.rest());
+      if (!tokenizer.isEnded) tokenizer.end();
+    });
+    counts.nonFinite = floats.count;
     stage.exec('COMMIT');
   } catch (error) {
     if (stage.inTransaction) stage.exec('ROLLBACK');
-    throw asDataProblem(error);
+    if (error instanceof TokenBoundError) {
+      throw pastBound(`has ${error.what} in ${watch.where()}, the bound on one value`);
+    }
+    throw error;
   }
   onBytes?.(read);
   return counts;
 }
 
+/** A label within AiiDA's column, a description within what a listing can carry. */
+function checkTexts(record: Record<string, unknown>, name: string): void {
+  const label = record.label ?? record.name;
+  if (typeof label === 'string' && label.length > MAX_LABEL_CHARS) {
+    throw pastBound(
+      `has a label of ${label.length} characters in ${name}, past the ${MAX_LABEL_CHARS} AiiDA allows`,
+    );
+  }
+  const description = record.description;
+  if (typeof description === 'string' && description.length > MAX_DESCRIPTION_CHARS) {
+    throw pastBound(
+      `has a description of ${description.length} characters in ${name}, past ${MAX_DESCRIPTION_CHARS}`,
+    );
+  }
+}
+
 type BetterSqlite3Statement = BetterSqlite3.Statement<unknown[]>;
 
-function asDataProblem(error: unknown): Error {
-  if (error instanceof LegacyArchiveError) return error;
-  // The database's errors (a full disk) are said as such; all others come from the parser.
-  if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) return error as Error;
-  const message = (error as Error).message ?? String(error);
-  return new LegacyArchiveError(`data.json is not valid JSON (${message.split('\n')[0]})`);
+/**
+ * Runs a step of the parser: what it throws says the text is not JSON, but for the refusals of the records'
+ * checks and the database's errors (a full disk), said as they are. Errors of the stream itself (a read broken by
+ * the network, the zip's inflation) come from elsewhere and are said as what they are, by the caller.
+ */
+function parsing(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    if (error instanceof LegacyArchiveError || error instanceof TokenBoundError) throw error;
+    if (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE')) throw error;
+    const message =
+      error instanceof TypeError && /encoded data was not valid/i.test(error.message)
+        ? 'it is not UTF-8'
+        : ((error as Error).message ?? String(error));
+    throw new LegacyArchiveError(
+      `data.json is not valid JSON (${oneLine(message).slice(0, 200)}); the archive is damaged`,
+    );
+  }
 }

@@ -5,10 +5,10 @@
  * (limits.ts) so a gzip bomb is refused rather than filling the disk.
  */
 import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib';
 import tarStream from 'tar-stream';
 import { LegacyArchiveError, unpackLimit } from './limits.js';
@@ -111,13 +111,24 @@ export async function unpackTar(
 ): Promise<void> {
   await mkdir(into, { recursive: true });
   const limit = unpackLimit(size);
-  let written = 0;
+  const bomb = () =>
+    new LegacyArchiveError(
+      `it unpacks to more than ${limit} bytes (${Math.round(limit / Math.max(1, size))} times its size): a decompression bomb, or not an archive`,
+    );
   const gzip = await isGzip(file);
   const extract = tarStream.extract();
   const source = createReadStream(file);
   let read = 0;
   const counting = new PassThrough();
   counting.on('data', (chunk: Buffer) => onBytes?.((read += chunk.length)));
+  // Every inflated byte, of entries written or skipped: a skipped entry of zeros costs the time it inflates.
+  let inflated = 0;
+  const inflation = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      done(inflated > limit ? bomb() : null, chunk);
+    },
+  });
   const unpacking = (async () => {
     try {
       await unpackEntries();
@@ -131,30 +142,33 @@ export async function unpackTar(
     for await (const entry of extract) {
       const header = entry.header;
       const path = safePath(header.name);
-      if (path !== undefined && header.type === 'directory') {
-        await mkdir(join(into, ...path.split('/')), { recursive: true });
-      } else if (path !== undefined && header.type === 'file' && path !== 'nodes') {
-        const target = join(into, ...path.split('/'));
-        await mkdir(dirname(target), { recursive: true });
-        const counted = new PassThrough();
-        counted.on('data', (chunk: Buffer) => {
-          written += chunk.length;
-          if (written > limit) {
-            counted.destroy(
-              new LegacyArchiveError(
-                `it unpacks to more than ${limit} bytes (${Math.round(limit / Math.max(1, size))} times its size): a decompression bomb, or not an archive`,
-              ),
-            );
-          }
-        });
-        await pipeline(entry as unknown as Readable, counted, createWriteStream(target, { flags: 'wx' }));
-        continue;
+      try {
+        if (path !== undefined && header.type === 'directory') {
+          await mkdir(join(into, ...path.split('/')), { recursive: true });
+        } else if (path !== undefined && header.type === 'file' && path !== 'nodes') {
+          const target = join(into, ...path.split('/'));
+          await mkdir(dirname(target), { recursive: true });
+          // An entry held twice is written as tar writes it: the later replaces the earlier.
+          await rm(target, { force: true });
+          await pipeline(entry as unknown as Readable, createWriteStream(target, { flags: 'wx' }));
+          continue;
+        }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
+          throw new LegacyArchiveError(
+            `it holds ${JSON.stringify(path!.slice(0, 200))} both as a file and as a folder (or inside a file); the archive is damaged: export it again`,
+          );
+        }
+        throw error;
       }
       entry.resume();
     }
   }
   await Promise.all([
-    gzip ? pipeline(source, counting, createGunzip(), extract) : pipeline(source, counting, extract),
+    gzip
+      ? pipeline(source, counting, createGunzip(), inflation, extract)
+      : pipeline(source, counting, inflation, extract),
     unpacking,
   ]);
 }
