@@ -3,6 +3,8 @@
  * (`_cyreg`), so a test can ask where each node is drawn, as a person sees it, and click it there.
  */
 import type { Page } from 'playwright-core';
+import { problems } from '../../web/src/by-type/logic/graph-geometry.js';
+import { MIN_FOCUS_PX, MIN_LABEL_PX } from '../../web/src/by-type/logic/graph.js';
 
 export interface Drawn {
   /** The frame's size in CSS pixels. */
@@ -96,4 +98,97 @@ export async function settled(page: Page, count = 1): Promise<number> {
     if (Date.now() > deadline) throw new Error(`the graph did not settle (busy ${busy}, ${listed} nodes)`);
     await page.waitForTimeout(100);
   }
+}
+
+export interface Readability {
+  zoom: number;
+  /** Nodes with some part in the frame. */
+  inFrame: number;
+  /** Every node in the frame whose caption is drawn under its limit (10 CSS px; 12 for the page's own node). */
+  small: string[];
+  /** Links through boxes, overlapping labels, captions out of their boxes (graph-geometry.ts). */
+  problems: string[];
+}
+
+/**
+ * What a reader of the drawn graph meets, from cytoscape's own geometry: caption sizes on screen (zoom times font
+ * size), links' routes, labels' and captions' boxes, checked by the same functions as the layout's unit tests.
+ */
+export async function readability(page: Page, centre: string): Promise<Readability> {
+  const raw = await page.locator(GRAPH).evaluate((element) => {
+    type BB = { x1: number; x2: number; y1: number; y2: number; w: number };
+    interface El {
+      id(): string;
+      data(k: string): unknown;
+      isNode(): boolean;
+      boundingBox(o: object): BB;
+      renderedBoundingBox(o: object): BB;
+      source(): El;
+      target(): El;
+      sourceEndpoint(): { x: number; y: number };
+      targetEndpoint(): { x: number; y: number };
+      segmentPoints(): Array<{ x: number; y: number }> | undefined;
+      pstyle(k: string): { pfValue: number; strValue: string };
+    }
+    const cy = (
+      element as unknown as {
+        _cyreg: { cy: { nodes(): El[]; edges(): El[]; width(): number; height(): number; zoom(): number } };
+      }
+    )._cyreg.cy;
+    const box = (b: BB) => ({ x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 });
+    const labelOnly = {
+      includeNodes: false,
+      includeEdges: false,
+      includeLabels: true,
+      includeOverlays: false,
+    };
+    return {
+      width: cy.width(),
+      height: cy.height(),
+      zoom: cy.zoom(),
+      nodes: cy.nodes().map((n) => {
+        const caption = n.boundingBox(labelOnly);
+        return {
+          id: n.id(),
+          font: n.pstyle('font-size').pfValue,
+          box: box(n.boundingBox({ includeLabels: false, includeOverlays: false })),
+          rendered: box(n.renderedBoundingBox({ includeLabels: false, includeOverlays: false })),
+          caption: caption.w > 0 ? box(caption) : undefined,
+        };
+      }),
+      edges: cy.edges().map((e) => {
+        const label = e.boundingBox({
+          ...labelOnly,
+          includeMainLabels: true,
+          includeSourceLabels: true,
+          includeTargetLabels: true,
+        });
+        return {
+          id: e.id(),
+          source: e.source().id(),
+          target: e.target().id(),
+          path: [e.sourceEndpoint(), ...(e.segmentPoints() ?? []), e.targetEndpoint()],
+          label: label.w > 0 ? box(label) : undefined,
+        };
+      }),
+    };
+  });
+  const inFrame = raw.nodes.filter(
+    (n) => n.rendered.x2 > 0 && n.rendered.x1 < raw.width && n.rendered.y2 > 0 && n.rendered.y1 < raw.height,
+  );
+  const small = inFrame
+    .filter((n) => n.font * raw.zoom < (n.id === centre ? MIN_FOCUS_PX : MIN_LABEL_PX) - 0.01)
+    .map((n) => `${n.id} at ${(n.font * raw.zoom).toFixed(1)} px`);
+  // The caption's box is one pixel larger each side than its text (cytoscape's allowance for antialiasing).
+  const nodes = raw.nodes.map((n) => ({
+    ...n,
+    caption: n.caption && {
+      x1: n.caption.x1 + 1,
+      x2: n.caption.x2 - 1,
+      y1: n.caption.y1 + 1,
+      y2: n.caption.y2 - 1,
+    },
+  }));
+  if (process.env.GRAPH_DEBUG) console.log(JSON.stringify(raw));
+  return { zoom: raw.zoom, inFrame: inFrame.length, small, problems: problems(nodes, raw.edges) };
 }

@@ -7,6 +7,8 @@
  * reader has already found). Pure: the view turns cells into pixels.
  */
 
+import type { LabelEnd, LabelSlots } from './graph-routes.js';
+
 export type Side = 'left' | 'right' | 'above' | 'below';
 
 export interface Cell {
@@ -18,9 +20,18 @@ export interface Layout {
   cells: Map<string, Cell>;
   /** `col,row` → the node in that cell. */
   taken: Map<string, string>;
+  /** Where each drawn link's label went (graph-routes.ts): chosen once, when the link is first drawn. */
+  labels: Map<string, LabelEnd>;
+  /** `node:side` → the link whose label is beside that side of that box. */
+  slots: LabelSlots;
 }
 
-export const emptyLayout = (): Layout => ({ cells: new Map(), taken: new Map() });
+export const emptyLayout = (): Layout => ({
+  cells: new Map(),
+  taken: new Map(),
+  labels: new Map(),
+  slots: new Map(),
+});
 
 /** The side of the centre a neighbour goes to: call links vertical, every other link left to right. */
 export function sideOf(direction: 'incoming' | 'outgoing', linkType: string): Side {
@@ -93,20 +104,15 @@ export function removeFromLayout(layout: Layout, id: string): void {
   if (layout.taken.get(key(cell.col, cell.row)) === id) layout.taken.delete(key(cell.col, cell.row));
 }
 
-/** Grid pitch in model pixels: a box is 150 wide and 48 high; an edge's label fits between two columns. */
-export const COLUMN_WIDTH = 270;
-export const ROW_HEIGHT = 64;
+/**
+ * Grid pitch in model pixels: a box is at most 170 wide (the page's own node 204) and at most 60 high; a column
+ * gap holds a label of up to 104 beside each of its two boxes and the lane the links run along between them; a row
+ * gap holds a call link's label.
+ */
+export const COLUMN_WIDTH = 440;
+export const ROW_HEIGHT = 88;
 
 export const position = (cell: Cell): { x: number; y: number } => ({
   x: cell.col * COLUMN_WIDTH,
   y: cell.row * ROW_HEIGHT,
 });
-
-/**
- * How far an edge between two cells bows out sideways: edges within one column (a caller and the processes it
- * called, stacked) would otherwise run through the boxes between their ends and have no room for their label;
- * bowed out by this much, the curve's middle, where its label sits, is clear of the column's boxes.
- */
-export function bend(from: Cell, to: Cell): number {
-  return from.col === to.col ? 260 : 0;
-}
