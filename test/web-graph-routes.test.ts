@@ -23,7 +23,12 @@ import {
   type TreeAnswer,
   type TreeNode,
 } from '../web/src/by-type/logic/graph.js';
-import { emptyLayout, placeAround, type Layout } from '../web/src/by-type/logic/graph-layout.js';
+import {
+  COLUMN_WIDTH,
+  emptyLayout,
+  placeAround,
+  type Layout,
+} from '../web/src/by-type/logic/graph-layout.js';
 import { plan, planGeometry } from '../web/src/by-type/logic/graph-plan.js';
 import { BOX_MAX_WIDTH, segmentData } from '../web/src/by-type/logic/graph-routes.js';
 
@@ -213,6 +218,8 @@ describe('the drawing of realistic neighbourhoods', () => {
     );
     expand(graph, layout, c);
     expect(check(graph, layout, 'bands').problems).toEqual([]);
+    const where = () => new Map(check(graph, layout, 'bands').geometry.nodes.map((x) => [x.id, x.box]));
+    const before = where();
     // The workflow: it called the calculation and others, took the structure, returned the bands.
     const called = Array.from({ length: 5 }, (_, i) =>
       n(`sub${i}`, CALC, `iteration_0${i + 2}`, 'call_calc'),
@@ -249,6 +256,13 @@ describe('the drawing of realistic neighbourhoods', () => {
     );
     const { problems: found, geometry } = check(graph, layout, 'bands');
     expect(found).toEqual([]);
+    // Nothing drawn moved.
+    const after = where();
+    for (const [id, box] of before) expect(after.get(id), id).toEqual(box);
+    // Columns are as wide as their boxes and labels need, narrower than the default pitch.
+    const xs = [...new Set([...layout.colX.values()])].sort((a, b) => a - b);
+    const pitches = xs.slice(1).map((x, i) => x - xs[i]!);
+    expect(Math.min(...pitches)).toBeLessThan(COLUMN_WIDTH);
     expect(geometry.nodes.length).toBeGreaterThan(25);
     expect(geometry.edges.length).toBeGreaterThan(25);
   });

@@ -24,6 +24,10 @@ export interface Layout {
   labels: Map<string, LabelEnd>;
   /** `node:side` → the link whose label is beside that side of that box. */
   slots: LabelSlots;
+  /** Each column's x, fixed when the column is first drawn (graph-routes.ts's settleColumns). */
+  colX: Map<number, number>;
+  /** The x of the lane the links run along between column c and c + 1, by c; fixed when first needed. */
+  lanes: Map<number, number>;
 }
 
 export const emptyLayout = (): Layout => ({
@@ -31,6 +35,8 @@ export const emptyLayout = (): Layout => ({
   taken: new Map(),
   labels: new Map(),
   slots: new Map(),
+  colX: new Map(),
+  lanes: new Map(),
 });
 
 /** The side of the centre a neighbour goes to: call links vertical, every other link left to right. */
@@ -105,14 +111,15 @@ export function removeFromLayout(layout: Layout, id: string): void {
 }
 
 /**
- * Grid pitch in model pixels: a box is at most 170 wide (the page's own node 204) and at most 60 high; a column
- * gap holds a label of up to 104 beside each of its two boxes and the lane the links run along between them; a row
- * gap holds a call link's label.
+ * Grid pitch in model pixels where the columns' own widths are not known yet: columns are as wide as their boxes
+ * and labels need (graph-routes.ts), rows are one pitch apart, room for a box of at most 60 and, in the gap, a
+ * call link's label.
  */
 export const COLUMN_WIDTH = 440;
 export const ROW_HEIGHT = 88;
 
-export const position = (cell: Cell): { x: number; y: number } => ({
-  x: cell.col * COLUMN_WIDTH,
+/** Where a cell's centre is drawn. */
+export const position = (layout: Layout, cell: Cell): { x: number; y: number } => ({
+  x: layout.colX.get(cell.col) ?? cell.col * COLUMN_WIDTH,
   y: cell.row * ROW_HEIGHT,
 });

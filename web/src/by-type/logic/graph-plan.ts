@@ -13,8 +13,11 @@ import {
   EDGE_LABEL_MAX_WIDTH,
   geometry,
   labelOffset,
+  labelRoom,
+  labelSide,
   placeLabel,
   routeOf,
+  settleColumns,
   type LabelEnd,
   type LinkInput,
   type Size,
@@ -129,6 +132,7 @@ export function plan(
   }
   const sides = countSides(layout, edges);
   const sizes = new Map([...nodes].map(([id, n]) => [id, n.size]));
+  const slotWidths = new Map<string, number>();
   for (const e of edges) {
     let end = layout.labels.get(e.id);
     if (end === undefined) {
@@ -136,8 +140,23 @@ export function plan(
       layout.labels.set(e.id, end);
     }
     e.labelEnd = end;
-    e.labelOffset = labelOffset(layout, sizes, e, end);
-    e.turns = routeOf(layout, e.source, e.target) ?? [];
+    const side = labelSide(layout, e, end);
+    if (!side) continue;
+    const beside = end === 'source' ? e.source : e.target;
+    // Beside a column drawn before, the label has the room its lane left.
+    const room = labelRoom(layout, sizes, beside, side) - 4;
+    if (e.labelWidth > room + 4) {
+      const full = graph.edges.get(e.id)?.label ?? e.label;
+      e.label = room >= 24 ? fitText(full, room, EDGE_FONT, measure) : '';
+      e.labelWidth = e.label ? Math.ceil(measure(e.label, EDGE_FONT)) + 4 : 0;
+      if (!e.label) e.labelEnd = 'none';
+    }
+    if (e.labelEnd !== 'none') slotWidths.set(`${beside}:${side}`, e.labelWidth);
+  }
+  settleColumns(layout, sizes, slotWidths);
+  for (const e of edges) {
+    e.labelOffset = labelOffset(layout, sizes, e, e.labelEnd);
+    e.turns = routeOf(layout, e.source, e.target, sizes, slotWidths) ?? [];
   }
   return { nodes, edges };
 }
@@ -146,6 +165,5 @@ export function plan(
 export function planGeometry(layout: Layout, p: Plan): { nodes: DrawnNode[]; edges: DrawnEdge[] } {
   const sizes = new Map([...p.nodes].map(([id, n]) => [id, n.size]));
   const captions = new Map([...p.nodes].map(([id, n]) => [id, n.text]));
-  const ends = new Map(p.edges.map((e) => [e.id, e.labelEnd]));
-  return geometry(layout, sizes, captions, p.edges, ends);
+  return geometry(layout, sizes, captions, p.edges);
 }

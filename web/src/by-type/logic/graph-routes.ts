@@ -7,7 +7,7 @@
  * what the tests check with graph-geometry.ts.
  */
 import type { Box, DrawnEdge, DrawnNode, Point } from './graph-geometry.js';
-import { COLUMN_WIDTH, ROW_HEIGHT, position, type Layout } from './graph-layout.js';
+import { ROW_HEIGHT, position, type Layout } from './graph-layout.js';
 
 export interface Size {
   w: number;
@@ -17,7 +17,7 @@ export interface Size {
 /** The widest a box is drawn (the page's own node 1.2 times as wide), and the narrowest. */
 export const BOX_MAX_WIDTH = 170;
 export const BOX_MIN_WIDTH = 96;
-/** The widest an edge label is drawn: half a column gap, less room to breathe on either side. */
+/** The widest an edge label is drawn (about 16 characters); a column's gap is as wide as its labels need. */
 export const EDGE_LABEL_MAX_WIDTH = 104;
 /** Space between a box's side and the label beside it (cytoscape starts a link a few pixels inside the border). */
 const LABEL_GAP = 10;
@@ -58,18 +58,113 @@ function exits(s: { col: number; row: number }, t: { col: number; row: number })
   return ['right', 'right'];
 }
 
-/** The route of a link from its cells; `undefined` when either end has no cell. */
-export function routeOf(layout: Layout, source: string, target: string): Point[] | undefined {
+/** Room between a lane and the boxes or labels beside it. */
+const LANE_MARGIN = 12;
+/** The least room a column keeps for labels beside its boxes, even when it has none yet. */
+const MIN_LABEL_ROOM = 64;
+
+/** How far right (or left) of its x a column's boxes and the labels beside them reach. */
+function reach(
+  layout: Layout,
+  sizes: Map<string, Size>,
+  slotWidths: Map<string, number>,
+  col: number,
+  side: 'left' | 'right',
+) {
+  let most = BOX_MAX_WIDTH / 2 + LABEL_GAP + MIN_LABEL_ROOM;
+  for (const [id, cell] of layout.cells) {
+    if (cell.col !== col) continue;
+    const half = (sizes.get(id)?.w ?? BOX_MAX_WIDTH) / 2;
+    const label = slotWidths.get(`${id}:${side}`) ?? 0;
+    most = Math.max(most, half + (label > 0 ? LABEL_GAP + label : 0));
+  }
+  return most;
+}
+
+/** The lane between column c and c + 1: fixed from column c's (or c + 1's) reach the first time it is asked. */
+function lane(layout: Layout, sizes: Map<string, Size>, slotWidths: Map<string, number>, c: number): number {
+  const known = layout.lanes.get(c);
+  if (known !== undefined) return known;
+  const left = layout.colX.get(c);
+  const x =
+    left !== undefined
+      ? left + reach(layout, sizes, slotWidths, c, 'right') + LANE_MARGIN
+      : layout.colX.get(c + 1)! - reach(layout, sizes, slotWidths, c + 1, 'left') - LANE_MARGIN;
+  layout.lanes.set(c, x);
+  return x;
+}
+
+/**
+ * Gives each column not yet drawn its x: beside its drawn neighbour, as far as the neighbour's boxes and labels
+ * and its own need, so that a column of short labels is narrow and one of long labels wide. Drawn columns and
+ * lanes never move; a label added later beside a drawn column is cut to the room there is (`labelRoom`).
+ */
+export function settleColumns(
+  layout: Layout,
+  sizes: Map<string, Size>,
+  slotWidths: Map<string, number>,
+): void {
+  const cols = [...new Set([...layout.cells.values()].map((c) => c.col))];
+  if (layout.colX.size === 0 && cols.length > 0) layout.colX.set(cols.includes(0) ? 0 : cols[0]!, 0);
+  for (let placed = true; placed;) {
+    placed = false;
+    for (const col of cols) {
+      if (layout.colX.has(col)) continue;
+      if (layout.colX.has(col - 1)) {
+        const x =
+          lane(layout, sizes, slotWidths, col - 1) +
+          LANE_MARGIN +
+          reach(layout, sizes, slotWidths, col, 'left');
+        layout.colX.set(col, x);
+        placed = true;
+      } else if (layout.colX.has(col + 1)) {
+        const x =
+          lane(layout, sizes, slotWidths, col) - LANE_MARGIN - reach(layout, sizes, slotWidths, col, 'right');
+        layout.colX.set(col, x);
+        placed = true;
+      }
+    }
+  }
+}
+
+/** The widest a label beside `side` of the box `id` may be, given the lane on that side (fixed or not yet). */
+export function labelRoom(
+  layout: Layout,
+  sizes: Map<string, Size>,
+  id: string,
+  side: 'left' | 'right',
+): number {
+  const cell = layout.cells.get(id);
+  if (!cell) return 0;
+  const c = side === 'right' ? cell.col : cell.col - 1;
+  const fixed = layout.lanes.get(c);
+  if (fixed === undefined) return EDGE_LABEL_MAX_WIDTH;
+  const x = position(layout, cell).x;
+  const half = (sizes.get(id)?.w ?? BOX_MAX_WIDTH) / 2;
+  const room =
+    side === 'right'
+      ? fixed - LANE_MARGIN - (x + half + LABEL_GAP)
+      : x - half - LABEL_GAP - (fixed + LANE_MARGIN);
+  return Math.min(EDGE_LABEL_MAX_WIDTH, Math.max(0, room));
+}
+
+/** The route of a link from its cells; `undefined` when either end has no cell. Columns must be settled. */
+export function routeOf(
+  layout: Layout,
+  source: string,
+  target: string,
+  sizes: Map<string, Size>,
+  slotWidths: Map<string, number>,
+): Point[] | undefined {
   const s = layout.cells.get(source);
   const t = layout.cells.get(target);
   if (!s || !t) return undefined;
-  const from = position(s);
-  const to = position(t);
+  const from = position(layout, s);
+  const to = position(layout, t);
   const [out, into] = exits(s, t);
   if (out === 'top' || out === 'bottom') return [];
-  const half = COLUMN_WIDTH / 2;
-  const laneOut = from.x + (out === 'right' ? half : -half);
-  const laneIn = to.x + (into === 'left' ? -half : half);
+  const laneOut = lane(layout, sizes, slotWidths, out === 'right' ? s.col : s.col - 1);
+  const laneIn = lane(layout, sizes, slotWidths, into === 'left' ? t.col - 1 : t.col);
   if (laneOut === laneIn)
     return [
       { x: laneOut, y: from.y },
@@ -84,6 +179,16 @@ export function routeOf(layout: Layout, source: string, target: string): Point[]
     { x: laneIn, y: rowGap },
     { x: laneIn, y: to.y },
   ];
+}
+
+/** The side of its box a link's label at `end` is beside (undefined: in the row gap, or none). */
+export function labelSide(layout: Layout, link: LinkInput, end: LabelEnd): 'left' | 'right' | undefined {
+  const s = layout.cells.get(link.source);
+  const t = layout.cells.get(link.target);
+  if (!s || !t || end === 'none') return undefined;
+  const [out, into] = exits(s, t);
+  if (out === 'top' || out === 'bottom') return undefined;
+  return (end === 'source' ? out : into) as 'left' | 'right';
 }
 
 /**
@@ -156,8 +261,8 @@ export function labelBox(
   const [out, into] = exits(s, t);
   const w = link.labelWidth;
   const h = EDGE_LABEL_HEIGHT;
-  const from = position(s);
-  const to = position(t);
+  const from = position(layout, s);
+  const to = position(layout, t);
   if (out === 'top' || out === 'bottom') {
     // In the middle of the row gap between the two boxes.
     const ss = sizes.get(link.source)!;
@@ -194,35 +299,31 @@ export function geometry(
   layout: Layout,
   sizes: Map<string, Size>,
   captions: Map<string, Size>,
-  links: LinkInput[],
-  labelEnds: Map<string, LabelEnd>,
+  links: Array<LinkInput & { turns: Point[]; labelEnd: LabelEnd }>,
 ): { nodes: DrawnNode[]; edges: DrawnEdge[] } {
   const nodes: DrawnNode[] = [];
   for (const [id, cell] of layout.cells) {
     const size = sizes.get(id);
     if (!size) continue;
-    const p = position(cell);
+    const p = position(layout, cell);
     const caption = captions.get(id);
     nodes.push({ id, box: boxAt(p, size), caption: caption ? boxAt(p, caption) : undefined });
   }
   const edges: DrawnEdge[] = [];
   for (const link of links) {
-    const turns = routeOf(layout, link.source, link.target);
-    if (!turns) continue;
-    const s = layout.cells.get(link.source)!;
-    const t = layout.cells.get(link.target)!;
-    const path = [position(s), ...turns, position(t)];
+    const s = position(layout, layout.cells.get(link.source)!);
+    const t = position(layout, layout.cells.get(link.target)!);
+    const path = [s, ...link.turns, t];
     // From border to border: the parts inside the two ends are not drawn.
-    path[0] = clipToBox(path[0]!, path[1]!, boxAt(position(s), sizes.get(link.source)!));
+    path[0] = clipToBox(path[0]!, path[1]!, boxAt(s, sizes.get(link.source)!));
     const n = path.length - 1;
-    path[n] = clipToBox(path[n]!, path[n - 1]!, boxAt(position(t), sizes.get(link.target)!));
-    const end = labelEnds.get(link.id) ?? 'none';
+    path[n] = clipToBox(path[n]!, path[n - 1]!, boxAt(t, sizes.get(link.target)!));
     edges.push({
       id: link.id,
       source: link.source,
       target: link.target,
       path,
-      label: labelBox(layout, sizes, link, end),
+      label: labelBox(layout, sizes, link, link.labelEnd),
     });
   }
   return { nodes, edges };

@@ -67,12 +67,12 @@ export function draw(
     };
     const drawn = core.getElementById(n.id);
     if (drawn.length > 0) drawn.data(data);
-    else add.push({ group: 'nodes', data, position: position(cell) });
+    else add.push({ group: 'nodes', data, position: position(layout, cell) });
   }
   for (const e of p.edges) {
     if (core.getElementById(e.id).length > 0) continue;
-    const from = position(layout.cells.get(e.source)!);
-    const to = position(layout.cells.get(e.target)!);
+    const from = position(layout, layout.cells.get(e.source)!);
+    const to = position(layout, layout.cells.get(e.target)!);
     const { weights, distances } = segmentData(from, to, e.turns);
     add.push({
       group: 'edges',
