@@ -192,3 +192,52 @@ export async function readability(page: Page, centre: string): Promise<Readabili
   if (process.env.GRAPH_DEBUG) console.log(JSON.stringify(raw));
   return { zoom: raw.zoom, inFrame: inFrame.length, small, problems: problems(nodes, raw.edges) };
 }
+
+/**
+ * Words of the tables inside `scope` that are drawn across two lines other than after a hyphen or slash (broken
+ * inside, as "rando m-017"), each with the text of its cell. A word is what lies between spaces; one wider than
+ * the scope's box has to break somewhere and is not counted.
+ */
+export function brokenWords(page: Page, scope: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const found: string[] = [];
+    const lineOf = (node: Node, at: number) => {
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + 1);
+      const rect = [...range.getClientRects()].find((r) => r.width > 0);
+      return rect ? Math.round(rect.top) : undefined;
+    };
+    for (const root of document.querySelectorAll(selector)) {
+      const room = root.getBoundingClientRect().width;
+      for (const cell of root.querySelectorAll('td, th')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          for (const match of text.matchAll(/\S+/g)) {
+            const whole = document.createRange();
+            whole.setStart(node, match.index);
+            whole.setEnd(node, match.index + match[0].length);
+            const width = [...whole.getClientRects()].reduce((sum, r) => sum + r.width, 0);
+            if (width > room) continue;
+            let line = lineOf(node, match.index);
+            for (let i = 1; i < match[0].length; i++) {
+              const next = lineOf(node, match.index + i);
+              if (
+                next !== undefined &&
+                line !== undefined &&
+                next !== line &&
+                !'-/'.includes(match[0][i - 1]!)
+              ) {
+                found.push(`"${match[0]}" in "${(cell.textContent ?? '').trim().slice(0, 60)}"`);
+                break;
+              }
+              line = next ?? line;
+            }
+          }
+        }
+      }
+    }
+    return found;
+  }, scope);
+}

@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { clickNode, readability, settled } from './graph-helpers.js';
+import { brokenWords, clickNode, readability, settled } from './graph-helpers.js';
 import { ALL_SOURCES, richExplorer } from './rich-sources.js';
 import { browserMissing, screenshot, watchedPage, type ApiNode } from './support.js';
 
@@ -78,6 +78,13 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
         await page.locator('#graph').scrollIntoViewIfNeeded();
         await settled(page, 1);
         await check(page, node.uuid, `${node.node_type} pk ${node.id}`);
+        if (node.node_type.startsWith('process.')) {
+          // A process's inputs, outputs and report: lines broken between words only.
+          await expect
+            .poll(() => page.locator('.node-view table').count(), { timeout: 20_000 })
+            .toBeGreaterThan(0);
+          expect(await brokenWords(page, '.node-view'), `tables of pk ${node.id}`).toEqual([]);
+        }
         if (i % 10 === 0) expect(await seriousViolations(page), `axe on pk ${node.id}`).toEqual([]);
       }
       expect(watched.problems).toEqual([]);
@@ -113,6 +120,9 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
       const fitted = await check(page, bands!.uuid, 'after Fit');
       expect(fitted.zoom).toBeGreaterThanOrEqual(10 / 12 - 1e-6);
       await screenshot(page, `graph-readable-${source}-${viewport.width}`);
+      // The details' tables break lines between words only.
+      await expect.poll(() => details.locator('table').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+      expect(await brokenWords(page, '.pg-panel')).toEqual([]);
       expect(await seriousViolations(page)).toEqual([]);
       expect(watched.problems).toEqual([]);
       await page.context().close();

@@ -115,12 +115,15 @@ export function fitReadable(core: cytoscape.Core, eles?: cytoscape.Collection, a
     core.fit(what, FIT_PADDING);
     return;
   }
+  // As much of the picture as the frame holds, around its middle, moved the least that shows `around` whole.
   const box = what.boundingBox();
-  const centre = around ? core.getElementById(around) : undefined;
-  const at =
-    centre && centre.length > 0 ? centre.position() : { x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2 };
   const zoom = Math.max(core.minZoom(), READABLE_ZOOM);
-  core.viewport({ zoom, pan: { x: core.width() / 2 - at.x * zoom, y: core.height() / 2 - at.y * zoom } });
+  const middle = { x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2 };
+  core.viewport({
+    zoom,
+    pan: { x: core.width() / 2 - middle.x * zoom, y: core.height() / 2 - middle.y * zoom },
+  });
+  if (around) bringIntoView(core, around);
 }
 
 /**
