@@ -195,6 +195,8 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key }) => {
     ]);
     expect(url.searchParams.get('selected')).toBe(structure.uuid);
     const places = new Map(d.nodes.map((n) => [n.id, `${n.x},${n.y}`]));
+    const trailLinks = page.locator('[data-testid="graph-trail"] a');
+    const visited = await trailLinks.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
     await page.reload();
     await settled(page, d.nodes.filter((n) => !n.id.startsWith('more:')).length);
     await expect
@@ -207,6 +209,10 @@ describe.each(SOURCES)('the provenance graph ($name)', ({ key }) => {
     const trail = page.locator('[data-testid="graph-trail"] a');
     expect(await trail.count()).toBeGreaterThanOrEqual(4);
     expect(await trail.last().getAttribute('href')).toBe(`/nodes/${structure.uuid}`);
+    // In the same order as before the reload, on one line.
+    expect(await trail.evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(visited);
+    const trailBox = (await page.locator('[data-testid="graph-trail"]').boundingBox())!;
+    expect(trailBox.height).toBeLessThan(40);
     expect(watched.problems).toEqual([]);
     await page.context().close();
   });

@@ -3,8 +3,11 @@
  * links, what it was made from) in the column to its left, its outputs in the column to its right, the process
  * that called it above it in its own column, the processes it called below it. Nodes sit on a grid of columns and
  * rows; an expansion places only the nodes new to the picture, in free cells as near the expanded node's row as
- * they can be, so that nothing already drawn moves (a whole-graph layout, dagre or ELK, would move the nodes a
- * reader has already found). Pure: the view turns cells into pixels.
+ * they can be, so that nothing already drawn moves. The grid is what keeps the picture free of crossings through
+ * boxes: links are routed in the gaps between columns and rows (graph-routes.ts), whatever cells their ends have.
+ * A whole-graph layered layout (ELK's `layered`, dagre) orders each layer afresh on every expansion and moves the
+ * nodes a reader has already found: dagre takes no fixed positions, ELK's interactive mode keeps only the order
+ * within layers. Pure: the view turns cells into pixels.
  */
 
 import type { LabelEnd, LabelSlots } from './graph-routes.js';

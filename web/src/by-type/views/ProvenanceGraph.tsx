@@ -59,7 +59,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const [zoom, setZoom] = useState(1);
   const [, setPanned] = useState(0);
   const [trail, setTrail] = useState<TrailItem[]>(() => storedTrail(api.base));
-  const callbacks = useRef({ onOpen, onMore, select: (_id: string) => {} });
+  const callbacks = useRef({ onOpen, onMore, select: (_id: string, _restoring?: boolean) => {} });
   const measure = useRef(canvasMeasure());
   const fullRef = useRef(full);
   fullRef.current = full;
@@ -87,7 +87,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       window.history.replaceState(window.history.state, '', url);
   };
 
-  const select = (id: string | undefined) => {
+  /** `restoring`: a selection the address gave back (a reload) is not a new visit, so the trail keeps its order. */
+  const select = (id: string | undefined, restoring = false) => {
     selection.current = id;
     setSelected(id);
     const core = cy.current;
@@ -97,9 +98,10 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       if (id) core.getElementById(id).select();
     }
     remember(id);
-    if (id) addToTrail(id);
+    if (id && !restoring) addToTrail(id);
   };
 
+  const trailHas = (id: string) => storedTrail(api.base).some((t) => t.uuid === id);
   const addToTrail = (id: string) => {
     const caption = oneLine(captionOf(graph.current, formulas.current, id));
     setTrail((before) => {
@@ -136,7 +138,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         grow(core);
         // A reader who pressed on the picture since is aiming at what it shows: a late answer does not move it.
         if (touched.current === asked) showAround(core, uuid);
-        if (uuid === node.uuid) addToTrail(uuid);
+        if (uuid === node.uuid && !trailHas(uuid)) addToTrail(uuid);
         else if (!expansions.current.includes(uuid)) expansions.current.push(uuid);
         remember(selection.current);
         setState({});
@@ -212,7 +214,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       if (cy.current !== core) return;
       // A restored picture is shown whole, as Fit shows it (unless the reader is at work on it already).
       if (saved.expanded.length > 0 && touched.current === 0) fitReadable(core, undefined, node.uuid);
-      if (saved.selected) callbacks.current.select(saved.selected);
+      if (saved.selected) callbacks.current.select(saved.selected, true);
     });
     return () => {
       stopWatching();
