@@ -35,7 +35,7 @@ describe('process inputs', () => {
       link({
         link_label: 'kpoints_list',
         node_type: 'data.core.array.kpoints.KpointsData.',
-        attributes: { 'array|kpoints': [120, 3] },
+        attributes: {},
       }),
       link({ link_label: 'x', attributes: { value: 3 } }),
       link({ link_label: 'pw__parameters', node_type: 'data.core.dict.Dict.' }),
@@ -64,7 +64,7 @@ describe('process inputs', () => {
       ['structure', 'structure', 'Si2'],
       ['parameters', 'pw.parameters', undefined],
       ['kpoints', 'kpoints', 'mesh 4 × 4 × 2, offset 0 0 0.5'],
-      ['kpoints', 'kpoints_list', 'a list of 120 k-points'],
+      ['kpoints', 'kpoints_list', 'an explicit list of k-points'],
       ['other', 'x', '3'],
     ]);
     expect(pseudos.map((p) => [p.element, p.filename])).toEqual([

@@ -12,7 +12,6 @@ export const INPUT_ATTRIBUTES = [
   'formulae',
   'mesh',
   'offset',
-  'array|kpoints',
   'element',
   'filename',
   'value',
@@ -84,12 +83,8 @@ function summaryOf(kind: InputKind, attributes: Record<string, unknown>): string
   }
   if (kind === 'kpoints') {
     const { mesh, offset } = attributes;
-    // An explicit list: the attribute is the shape of its array, [count, 3].
-    const list = attributes['array|kpoints'];
-    if (!Array.isArray(mesh))
-      return Array.isArray(list) && typeof list[0] === 'number'
-        ? `a list of ${list[0].toLocaleString('en-US')} k-points`
-        : 'a list of k-points';
+    // An explicit list (its points are an array, on the node's own page).
+    if (!Array.isArray(mesh)) return 'an explicit list of k-points';
     const shift = Array.isArray(offset) && offset.some((o) => o !== 0) ? `, offset ${offset.join(' ')}` : '';
     return `mesh ${mesh.join(' × ')}${shift}`;
   }
