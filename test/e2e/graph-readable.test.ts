@@ -84,6 +84,11 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
             .poll(() => page.locator('.node-view table').count(), { timeout: 20_000 })
             .toBeGreaterThan(0);
           expect(await brokenWords(page, '.node-view'), `tables of pk ${node.id}`).toEqual([]);
+          const view = (await page.locator('.node-view').boundingBox())!;
+          const graph = (await page.locator('#graph').boundingBox())!;
+          // On a phone its inputs and results come before its graph; on a desktop they have the page's width.
+          if (viewport.width < 1000) expect(view.y, `pk ${node.id}: view before graph`).toBeLessThan(graph.y);
+          else expect(view.width, `pk ${node.id}: view width`).toBeGreaterThan(viewport.width * 0.8);
         }
         if (i % 10 === 0) expect(await seriousViolations(page), `axe on pk ${node.id}`).toEqual([]);
       }
