@@ -189,7 +189,6 @@ export async function readability(page: Page, centre: string): Promise<Readabili
       y2: n.caption.y2 - 1,
     },
   }));
-  if (process.env.GRAPH_DEBUG) console.log(JSON.stringify(raw));
   return { zoom: raw.zoom, inFrame: inFrame.length, small, problems: problems(nodes, raw.edges) };
 }
 
@@ -240,4 +239,24 @@ export function brokenWords(page: Page, scope: string): Promise<string[]> {
     }
     return found;
   }, scope);
+}
+
+/** A drawn node in the frame whose caption was cut short: where it is and its whole caption (none: undefined). */
+export function cutCaption(page: Page): Promise<{ at: { x: number; y: number }; full: string } | undefined> {
+  return page.locator(GRAPH).evaluate((element) => {
+    interface El {
+      data(k: string): unknown;
+      renderedPosition(): { x: number; y: number };
+    }
+    const cy = (
+      element as unknown as { _cyreg: { cy: { nodes(): El[]; width(): number; height(): number } } }
+    )._cyreg.cy;
+    const n = cy.nodes().find((e) => {
+      const p = e.renderedPosition();
+      return (
+        e.data('cut') === true && p.x > 10 && p.y > 10 && p.x < cy.width() - 10 && p.y < cy.height() - 10
+      );
+    });
+    return n ? { at: n.renderedPosition(), full: String(n.data('full')) } : undefined;
+  });
 }

@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { brokenWords, clickNode, readability, settled } from './graph-helpers.js';
+import { brokenWords, clickNode, cutCaption, readability, settled } from './graph-helpers.js';
 import { ALL_SOURCES, richExplorer } from './rich-sources.js';
 import { browserMissing, screenshot, watchedPage, type ApiNode } from './support.js';
 
@@ -73,6 +73,7 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
       expect(nodes.length).toBeGreaterThanOrEqual(source === 'generated' ? 20 : 40);
       const watched = await watchedPage(explorer.browser, { viewport });
       const { page } = watched;
+      let tipsShown = 0;
       for (const [i, node] of nodes.entries()) {
         await page.goto(`${explorer.served.base}/nodes/${node.uuid}`);
         await page.locator('#graph').scrollIntoViewIfNeeded();
@@ -91,7 +92,16 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
           else expect(view.width, `pk ${node.id}: view width`).toBeGreaterThan(viewport.width * 0.8);
         }
         if (i % 10 === 0) expect(await seriousViolations(page), `axe on pk ${node.id}`).toEqual([]);
+        // A caption cut short is given whole on hover.
+        const cut = await cutCaption(page);
+        if (cut && tipsShown < 3) {
+          await page.locator('[data-testid="provenance-graph"]').hover({ position: cut.at });
+          await expect.poll(() => page.locator('.pg-tip').textContent(), { timeout: 5_000 }).toBe(cut.full);
+          await page.mouse.move(0, 0);
+          tipsShown++;
+        }
       }
+      expect(tipsShown, 'pages with a caption cut short, hovered').toBeGreaterThan(0);
       expect(watched.problems).toEqual([]);
       await page.context().close();
     }, 600_000);
