@@ -3,7 +3,7 @@
  * moves) and the state it keeps in the address and the session (expansions, selection, trail).
  */
 import { describe, expect, it } from 'vitest';
-import { bend, emptyLayout, placeAround, sideOf } from '../web/src/by-type/logic/graph-layout.js';
+import { emptyLayout, placeAround, sideOf } from '../web/src/by-type/logic/graph-layout.js';
 import {
   emptyGraph,
   mergeTree,
@@ -99,16 +99,20 @@ describe('provenance layering', () => {
     expect(new Set(cells).size).toBe(cells.length);
   });
 
-  it('bows out only the links within a column', () => {
-    expect(bend({ col: 0, row: 0 }, { col: 1, row: 3 })).toBe(0);
-    expect(bend({ col: 0, row: 0 }, { col: 0, row: 3 })).toBeGreaterThan(0);
-  });
-
-  it('captions a box with its type, label or formula, and pk', () => {
+  it('captions a box with its type, its label (or formula where it has none), and pk, cut to fit', () => {
     const n = { node_type: 'data.core.structure.StructureData.', node_label: 'MoS2 monolayer', id: 3811 };
     expect(nodeCaption(n)).toBe('StructureData\nMoS2 monolayer\npk 3811');
+    // Its own label first; the formula where it has none.
+    expect(nodeCaption(n, 'MoS2')).toBe('StructureData\nMoS2 monolayer\npk 3811');
     expect(nodeCaption({ ...n, node_label: '' }, 'MoS2')).toBe('StructureData\nMoS2\npk 3811');
-    expect(nodeCaption({ ...n, node_label: 'x'.repeat(40) }).split('\n')[1]).toHaveLength(22);
+    // Cut to the width asked, with an ellipsis; what fits is whole.
+    const cut = nodeCaption({ ...n, node_label: 'x'.repeat(40) }, undefined, { width: 100, font: 12 }).split(
+      '\n',
+    );
+    expect(cut[1]).toMatch(/^x+…$/);
+    expect(cut[1]!.length).toBeLessThan(40);
+    expect(cut[1]!.length * 12 * 0.58).toBeLessThanOrEqual(100);
+    expect(cut[0]).toBe('StructureData');
     const g = emptyGraph();
     mergeTree(g, { nodes: [{ uuid: 'a', node_type: 'data.core.int.Int.', id: 7 }] });
     expect(g.nodes.get('a')).toMatchObject({ label: 'Int\npk 7', pk: 7, name: '' });

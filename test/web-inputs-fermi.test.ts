@@ -32,6 +32,11 @@ describe('process inputs', () => {
         node_type: 'data.core.array.kpoints.KpointsData.',
         attributes: { mesh: [4, 4, 2], offset: [0, 0, 0.5] },
       }),
+      link({
+        link_label: 'kpoints_list',
+        node_type: 'data.core.array.kpoints.KpointsData.',
+        attributes: {},
+      }),
       link({ link_label: 'x', attributes: { value: 3 } }),
       link({ link_label: 'pw__parameters', node_type: 'data.core.dict.Dict.' }),
       link({
@@ -59,6 +64,7 @@ describe('process inputs', () => {
       ['structure', 'structure', 'Si2'],
       ['parameters', 'pw.parameters', undefined],
       ['kpoints', 'kpoints', 'mesh 4 × 4 × 2, offset 0 0 0.5'],
+      ['kpoints', 'kpoints_list', 'an explicit list of k-points'],
       ['other', 'x', '3'],
     ]);
     expect(pseudos.map((p) => [p.element, p.filename])).toEqual([

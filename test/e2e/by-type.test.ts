@@ -151,7 +151,9 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
       .poll(() => page.locator('[data-testid="graph-nodes"] li').count(), { timeout: 15_000 })
       .toBe(before + fresh.size);
 
-    // A double click opens the neighbour's page.
+    // A double click opens the neighbour's page (the graph scrolled back into view: the details, and their Expand,
+    // are under it).
+    await graph.scrollIntoViewIfNeeded();
     const again = await where(target.uuid);
     await page.mouse.dblclick(again.x, again.y);
     await page.waitForURL(`**/nodes/${target.uuid}`, { timeout: 10_000 });

@@ -106,7 +106,9 @@ function NodeDetails({ node }: { node: NodeSummary }) {
 
   return (
     <article class="node">
-      <div class={view ? 'node-top' : 'node-top no-view'}>
+      <div
+        class={`node-top${view ? '' : ' no-view'}${node.node_type.startsWith('process.') ? ' node-process' : ''}`}
+      >
         <div class="node-summary">
           <p class="kicker">
             {typeName(node.node_type)}

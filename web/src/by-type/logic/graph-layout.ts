@@ -3,9 +3,14 @@
  * links, what it was made from) in the column to its left, its outputs in the column to its right, the process
  * that called it above it in its own column, the processes it called below it. Nodes sit on a grid of columns and
  * rows; an expansion places only the nodes new to the picture, in free cells as near the expanded node's row as
- * they can be, so that nothing already drawn moves (a whole-graph layout, dagre or ELK, would move the nodes a
- * reader has already found). Pure: the view turns cells into pixels.
+ * they can be, so that nothing already drawn moves. The grid is what keeps the picture free of crossings through
+ * boxes: links are routed in the gaps between columns and rows (graph-routes.ts), whatever cells their ends have.
+ * A whole-graph layered layout (ELK's `layered`, dagre) orders each layer afresh on every expansion and moves the
+ * nodes a reader has already found: dagre takes no fixed positions, ELK's interactive mode keeps only the order
+ * within layers. Pure: the view turns cells into pixels.
  */
+
+import type { LabelEnd, LabelSlots } from './graph-routes.js';
 
 export type Side = 'left' | 'right' | 'above' | 'below';
 
@@ -18,9 +23,24 @@ export interface Layout {
   cells: Map<string, Cell>;
   /** `col,row` → the node in that cell. */
   taken: Map<string, string>;
+  /** Where each drawn link's label went (graph-routes.ts): chosen once, when the link is first drawn. */
+  labels: Map<string, LabelEnd>;
+  /** `node:side` → the link whose label is beside that side of that box. */
+  slots: LabelSlots;
+  /** Each column's x, fixed when the column is first drawn (graph-routes.ts's settleColumns). */
+  colX: Map<number, number>;
+  /** The x of the lane the links run along between column c and c + 1, by c; fixed when first needed. */
+  lanes: Map<number, number>;
 }
 
-export const emptyLayout = (): Layout => ({ cells: new Map(), taken: new Map() });
+export const emptyLayout = (): Layout => ({
+  cells: new Map(),
+  taken: new Map(),
+  labels: new Map(),
+  slots: new Map(),
+  colX: new Map(),
+  lanes: new Map(),
+});
 
 /** The side of the centre a neighbour goes to: call links vertical, every other link left to right. */
 export function sideOf(direction: 'incoming' | 'outgoing', linkType: string): Side {
@@ -93,20 +113,16 @@ export function removeFromLayout(layout: Layout, id: string): void {
   if (layout.taken.get(key(cell.col, cell.row)) === id) layout.taken.delete(key(cell.col, cell.row));
 }
 
-/** Grid pitch in model pixels: a box is 150 wide and 48 high; an edge's label fits between two columns. */
-export const COLUMN_WIDTH = 270;
-export const ROW_HEIGHT = 64;
+/**
+ * Grid pitch in model pixels where the columns' own widths are not known yet: columns are as wide as their boxes
+ * and labels need (graph-routes.ts), rows are one pitch apart, room for a box of at most 60 and, in the gap, a
+ * call link's label.
+ */
+export const COLUMN_WIDTH = 440;
+export const ROW_HEIGHT = 88;
 
-export const position = (cell: Cell): { x: number; y: number } => ({
-  x: cell.col * COLUMN_WIDTH,
+/** Where a cell's centre is drawn. */
+export const position = (layout: Layout, cell: Cell): { x: number; y: number } => ({
+  x: layout.colX.get(cell.col) ?? cell.col * COLUMN_WIDTH,
   y: cell.row * ROW_HEIGHT,
 });
-
-/**
- * How far an edge between two cells bows out sideways: edges within one column (a caller and the processes it
- * called, stacked) would otherwise run through the boxes between their ends and have no room for their label;
- * bowed out by this much, the curve's middle, where its label sits, is clear of the column's boxes.
- */
-export function bend(from: Cell, to: Cell): number {
-  return from.col === to.col ? 260 : 0;
-}

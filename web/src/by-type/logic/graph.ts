@@ -67,17 +67,37 @@ export function shortType(nodeType: string): string {
   return parts[parts.length - 1] ?? nodeType;
 }
 
-/** Longest label line drawn in a box; the details panel has the whole label. */
-const LABEL_CHARS = 22;
+/** A text's drawn width in model pixels at a font size; the view measures with the canvas. */
+export type Measure = (text: string, font: number) => number;
 
-/** A box's caption: its type, its label (or its formula, or nothing), its pk. */
+/** An estimate for where there is no canvas (tests, the first draw): an average glyph of 0.58 em. */
+export const estimate: Measure = (text, font) => text.length * font * 0.58;
+
+/** `text` cut with an ellipsis to fit `width`, or whole when it fits. */
+export function fitText(text: string, width: number, font: number, measure: Measure = estimate): string {
+  if (measure(text, font) <= width) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (measure(`${text.slice(0, mid).trimEnd()}…`, font) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo).trimEnd()}…`;
+}
+
+/**
+ * A box's caption: its type, its own label (or, where it has none, its formula), its pk, one a line, each cut to
+ * `width` with an ellipsis (the details panel and the hover title have the whole label).
+ */
 export function nodeCaption(
   n: { node_type: string; node_label?: string; id?: number },
   formula?: string,
+  fit?: { width: number; font: number; measure?: Measure },
 ): string {
-  const name = formula ?? n.node_label ?? '';
-  const short = name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name;
-  return [shortType(n.node_type), short, n.id !== undefined ? `pk ${n.id}` : ''].filter(Boolean).join('\n');
+  const name = n.node_label || formula || '';
+  const lines = [shortType(n.node_type), name, n.id !== undefined ? `pk ${n.id}` : ''].filter(Boolean);
+  return lines.map((line) => (fit ? fitText(line, fit.width, fit.font, fit.measure) : line)).join('\n');
 }
 
 /** A caption on one line, for lists and the details panel. */
@@ -149,8 +169,10 @@ export function neighbourSides(tree: TreeAnswer): Record<Side, string[]> {
 /** Neighbours drawn per direction when a node is expanded; the rest are one "N more" marker on the canvas. */
 export const NEIGHBOURS_PER_DIRECTION = 8;
 
-/** The smallest size a caption is drawn at on screen, in CSS pixels: below it, only the hovered or focused node's. */
-export const MIN_LABEL_PX = 9;
+/** The smallest size a caption is drawn at on screen, in CSS pixels: the view never zooms out further. */
+export const MIN_LABEL_PX = 10;
+/** The page's own node's caption is drawn at least this large. */
+export const MIN_FOCUS_PX = 12;
 
 export interface MoreMarker {
   /** The marker's own element id. */

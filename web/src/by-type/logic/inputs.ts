@@ -83,7 +83,8 @@ function summaryOf(kind: InputKind, attributes: Record<string, unknown>): string
   }
   if (kind === 'kpoints') {
     const { mesh, offset } = attributes;
-    if (!Array.isArray(mesh)) return undefined;
+    // An explicit list (its points are an array, on the node's own page).
+    if (!Array.isArray(mesh)) return 'an explicit list of k-points';
     const shift = Array.isArray(offset) && offset.some((o) => o !== 0) ? `, offset ${offset.join(' ')}` : '';
     return `mesh ${mesh.join(' × ')}${shift}`;
   }

@@ -8,6 +8,7 @@ import type { Api } from '../../api.js';
 import { Await } from '../../components/Await.js';
 import { Formula } from '../../components/Formula.js';
 import { Link } from '../../components/Link.js';
+import { typeName } from '../../format.js';
 import { useLoad } from '../../hooks.js';
 import { computerOfNode } from '../../process-code.js';
 import { INPUT_ATTRIBUTES, processInputs, unfold, type InputLink, type InputRow } from '../logic/inputs.js';
@@ -161,5 +162,10 @@ function Details({
       </>
     );
   }
-  return row.summary ? <span>{row.summary}</span> : <span class="bt-muted">{row.link.node_type}</span>;
+  // Nothing to summarise: the node's kind, as a person names it (not its raw type string).
+  return row.summary ? (
+    <span>{row.summary}</span>
+  ) : (
+    <span class="bt-muted">{typeName(row.link.node_type)}</span>
+  );
 }

@@ -19,20 +19,22 @@ import { extendTrail, readGraphState, writeGraphState, type TrailItem } from '..
 import { fetchFormulas, fetchTree } from './graph-data.js';
 import {
   bringIntoView,
+  canvasMeasure,
   captionOf,
   draw,
-  FIT_PADDING,
+  fitReadable,
   keepView,
-  markFar,
   nearestInDirection,
   READABLE_ZOOM,
   showAround,
   tipAt,
+  wantedHeight,
   zoomBy,
 } from './graph-draw.js';
-import { colours, graphStyle, NODE_FONT } from './graph-style.js';
+import { NODE_FONT } from '../logic/graph-plan.js';
+import { colours, graphStyle } from './graph-style.js';
 import { GraphDetails, storedTrail, storeTrail, Trail } from './GraphDetails.js';
-import { aimedAt, movingView, tapPairs, watchPresses } from './graph-aim.js';
+import { aimedAt, tapPairs, watchPresses } from './graph-aim.js';
 import './by-type.css';
 import './graph.css';
 
@@ -57,7 +59,23 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const [zoom, setZoom] = useState(1);
   const [, setPanned] = useState(0);
   const [trail, setTrail] = useState<TrailItem[]>(() => storedTrail(api.base));
-  const callbacks = useRef({ onOpen, onMore, select: (_id: string) => {} });
+  const callbacks = useRef({ onOpen, onMore, select: (_id: string, _restoring?: boolean) => {} });
+  const measure = useRef(canvasMeasure());
+  const fullRef = useRef(full);
+  fullRef.current = full;
+
+  /** The frame grows to show the whole picture at the caption limit, up to most of the window. */
+  const grow = (core: cytoscape.Core) => {
+    const element = host.current;
+    if (!element) return;
+    if (fullRef.current) {
+      element.style.height = '';
+    } else {
+      const least = Math.min(320, window.innerHeight * 0.5);
+      element.style.height = `${wantedHeight(core, least, Math.max(least, window.innerHeight - 96))}px`;
+    }
+    keepView(core);
+  };
 
   const remember = (selection: string | undefined) => {
     const search = writeGraphState(window.location.search, {
@@ -69,7 +87,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       window.history.replaceState(window.history.state, '', url);
   };
 
-  const select = (id: string | undefined) => {
+  /** `restoring`: a selection the address gave back (a reload) is not a new visit, so the trail keeps its order. */
+  const select = (id: string | undefined, restoring = false) => {
     selection.current = id;
     setSelected(id);
     const core = cy.current;
@@ -79,9 +98,10 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       if (id) core.getElementById(id).select();
     }
     remember(id);
-    if (id) addToTrail(id);
+    if (id && !restoring) addToTrail(id);
   };
 
+  const trailHas = (id: string) => storedTrail(api.base).some((t) => t.uuid === id);
   const addToTrail = (id: string) => {
     const caption = oneLine(captionOf(graph.current, formulas.current, id));
     setTrail((before) => {
@@ -114,10 +134,11 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         for (const [id, formula] of await fetchFormulas(api, graph.current, added))
           formulas.current.set(id, formula);
         if (cy.current !== core) return;
-        draw(core, graph.current, layout.current, formulas.current);
+        draw(core, graph.current, layout.current, formulas.current, node.uuid, measure.current);
+        grow(core);
         // A reader who pressed on the picture since is aiming at what it shows: a late answer does not move it.
         if (touched.current === asked) showAround(core, uuid);
-        if (uuid === node.uuid) addToTrail(uuid);
+        if (uuid === node.uuid && !trailHas(uuid)) addToTrail(uuid);
         else if (!expansions.current.includes(uuid)) expansions.current.push(uuid);
         remember(selection.current);
         setState({});
@@ -141,8 +162,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
       container: element,
       style: graphStyle(colours(element), node.uuid),
       layout: { name: 'preset' },
-      // Fit and Zoom out may go far out (captions then show on hover and focus only); a lone node stays modest.
-      minZoom: 0.02,
+      // Never so far out that a caption reads under MIN_LABEL_PX; a lone node stays modest.
+      minZoom: READABLE_ZOOM,
       maxZoom: 2.5,
       autoungrabify: true,
       boxSelectionEnabled: false,
@@ -151,12 +172,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     cy.current = core;
     touched.current = 0;
     const stopWatching = watchPresses(core, element, () => touched.current++);
-    const onZoom = () => {
-      setZoom(core.zoom());
-      markFar(core);
-    };
-    core.on('zoom', onZoom);
-    core.on('add', () => markFar(core));
+    core.on('zoom', () => setZoom(core.zoom()));
     const onTap = (el: cytoscape.NodeSingular) => {
       const data = el.data() as {
         id: string;
@@ -197,11 +213,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     void queue.current.then(() => {
       if (cy.current !== core) return;
       // A restored picture is shown whole, as Fit shows it (unless the reader is at work on it already).
-      if (saved.expanded.length > 0 && touched.current === 0) {
-        movingView(core);
-        core.fit(undefined, FIT_PADDING);
-      }
-      if (saved.selected) callbacks.current.select(saved.selected);
+      if (saved.expanded.length > 0 && touched.current === 0) fitReadable(core, undefined, node.uuid);
+      if (saved.selected) callbacks.current.select(saved.selected, true);
     });
     return () => {
       stopWatching();
@@ -231,9 +244,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     const core = cy.current;
     if (core) {
       // Its size is taken now (so the resize observer finds nothing left to scale), and the picture fitted to it.
-      keepView(core);
-      movingView(core);
-      core.fit(undefined, FIT_PADDING);
+      grow(core);
+      fitReadable(core, undefined, node.uuid);
     }
     if (!full) return;
     const overflow = document.body.style.overflow;
@@ -287,7 +299,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const g = graph.current;
   const markers = moreMarkers(g);
   const tipFor = hovered ?? focused;
-  const tip = tipFor && zoom < READABLE_ZOOM ? tipAt(cy.current, tipFor, g, formulas.current) : undefined;
+  const tip = tipFor ? tipAt(cy.current, tipFor) : undefined;
   const selectedNode = selected ? g.nodes.get(selected) : undefined;
   return (
     <div class={full ? 'bt-view pg pg-full' : 'bt-view pg'} data-view="provenance">
@@ -304,7 +316,11 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         <button type="button" class="bt-button" onClick={() => zoomBy(cy.current, 0.8)}>
           Zoom out
         </button>
-        <button type="button" class="bt-button" onClick={() => cy.current?.fit(undefined, FIT_PADDING)}>
+        <button
+          type="button"
+          class="bt-button"
+          onClick={() => cy.current && fitReadable(cy.current, undefined, selected ?? node.uuid)}
+        >
           Fit
         </button>
         <button type="button" class="bt-button" onClick={() => reset()}>

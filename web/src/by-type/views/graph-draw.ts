@@ -1,16 +1,19 @@
 /**
- * The provenance graph's model put on cytoscape's canvas: nodes at the cells the layering gave them (cytoscape's
- * preset layout; nothing drawn is ever moved), captions kept up to date (left out when too small to read), and
- * the view fitted or moved to what a reader just asked for.
+ * The provenance graph's plan (logic/graph-plan.ts) put on cytoscape's canvas: nodes at the cells the layering
+ * gave them (cytoscape's preset layout; nothing drawn is ever moved), boxes sized to their captions, links along
+ * their routes with their labels beside one end, and the view fitted or moved to what a reader just asked for,
+ * never below the zoom at which captions read at MIN_LABEL_PX.
  */
 import type cytoscape from 'cytoscape';
-import { MIN_LABEL_PX, moreMarkers, nodeCaption, type Graph } from '../logic/graph.js';
-import { bend, position, type Cell, type Layout } from '../logic/graph-layout.js';
+import { MIN_LABEL_PX, nodeCaption, type Graph, type Measure } from '../logic/graph.js';
+import { position, type Cell, type Layout } from '../logic/graph-layout.js';
+import { NODE_FONT, plan } from '../logic/graph-plan.js';
+import { segmentData } from '../logic/graph-routes.js';
 import { movingView } from './graph-aim.js';
-import { NODE_FONT } from './graph-style.js';
+import { FONT_FAMILY } from './graph-style.js';
 
 export const FIT_PADDING = 24;
-/** The zoom at which captions are drawn at MIN_LABEL_PX on screen. */
+/** The zoom at which captions are drawn at MIN_LABEL_PX on screen: the view's least zoom. */
 export const READABLE_ZOOM = MIN_LABEL_PX / NODE_FONT;
 
 export function captionOf(graph: Graph, formulas: Map<string, string>, id: string): string {
@@ -19,62 +22,74 @@ export function captionOf(graph: Graph, formulas: Map<string, string>, id: strin
   return nodeCaption({ node_type: n.nodeType, node_label: n.name, id: n.pk }, formulas.get(id));
 }
 
-/** Adds what the model has and the canvas lacks; updates captions and the expanded mark of what it has. */
+/** Text widths as the canvas draws them, in the graph's font. */
+export function canvasMeasure(): Measure {
+  const context = document.createElement('canvas').getContext('2d');
+  if (!context) return (text, font) => text.length * font * 0.6;
+  const cache = new Map<string, number>();
+  return (text, font) => {
+    const key = `${font}|${text}`;
+    let width = cache.get(key);
+    if (width === undefined) {
+      context.font = `${font}px ${FONT_FAMILY}`;
+      width = context.measureText(text).width;
+      cache.set(key, width);
+    }
+    return width;
+  };
+}
+
+/** Adds what the plan has and the canvas lacks; updates captions, sizes and the expanded mark of what it has. */
 export function draw(
   core: cytoscape.Core,
   graph: Graph,
   layout: Layout,
   formulas: Map<string, string>,
+  centre: string,
+  measure: Measure,
 ): void {
+  const p = plan(graph, layout, formulas, centre, measure);
   const add: cytoscape.ElementDefinition[] = [];
-  for (const n of graph.nodes.values()) {
-    const cell = layout.cells.get(n.id);
-    if (!cell) continue;
-    const label = captionOf(graph, formulas, n.id);
+  for (const n of p.nodes.values()) {
+    const cell = layout.cells.get(n.id)!;
+    const model = graph.nodes.get(n.id);
+    const data = {
+      id: n.id,
+      label: n.caption,
+      full: n.more ? n.caption : captionOf(graph, formulas, n.id),
+      cut: n.cut,
+      w: n.size.w,
+      h: n.size.h,
+      font: n.font,
+      family: model?.family,
+      expanded: model?.expanded,
+      ...(n.more ? { more: true, of: n.more.of, direction: n.more.direction } : {}),
+    };
     const drawn = core.getElementById(n.id);
-    if (drawn.length > 0) drawn.data({ label, expanded: n.expanded });
-    else
-      add.push({
-        group: 'nodes',
-        data: { id: n.id, label, family: n.family, expanded: n.expanded },
-        position: position(cell),
-      });
+    if (drawn.length > 0) drawn.data(data);
+    else add.push({ group: 'nodes', data, position: position(layout, cell) });
   }
-  const markers = moreMarkers(graph);
-  for (const m of markers) {
-    const cell = layout.cells.get(m.id);
-    if (!cell || core.getElementById(m.id).length > 0) continue;
-    const what = m.direction === 'incoming' ? 'incoming' : 'outgoing';
-    add.push({
-      group: 'nodes',
-      data: {
-        id: m.id,
-        label: `${m.count.toLocaleString('en-US')} more ${what}`,
-        more: true,
-        of: m.of,
-        direction: m.direction,
-      },
-      position: position(cell),
-    });
-    const [source, target] = m.direction === 'incoming' ? [m.id, m.of] : [m.of, m.id];
-    add.push({
-      group: 'edges',
-      data: { id: `${m.id}:edge`, source, target, label: '', more: true, bend: 0 },
-    });
-  }
-  for (const e of graph.edges.values()) {
-    const from = layout.cells.get(e.source);
-    const to = layout.cells.get(e.target);
-    if (!from || !to || core.getElementById(e.id).length > 0) continue;
+  for (const e of p.edges) {
+    if (core.getElementById(e.id).length > 0) continue;
+    const from = position(layout, layout.cells.get(e.source)!);
+    const to = position(layout, layout.cells.get(e.target)!);
+    const { weights, distances } = segmentData(from, to, e.turns);
     add.push({
       group: 'edges',
       data: {
         id: e.id,
         source: e.source,
         target: e.target,
-        label: e.linkType ? `${e.label}\n${e.linkType}` : e.label,
-        bend: bend(from, to),
-        call: e.linkType.startsWith('call') ? true : undefined,
+        weights,
+        distances,
+        bent: e.turns.length > 0 ? true : undefined,
+        label: e.label,
+        mid: e.labelEnd === 'source' && e.turns.length === 0 ? e.label : '',
+        atSource: e.labelEnd === 'source' && e.turns.length > 0 ? e.label : '',
+        atTarget: e.labelEnd === 'target' ? e.label : '',
+        offset: e.labelOffset,
+        call: e.kind === 'call' ? true : undefined,
+        more: e.kind === 'more' ? true : undefined,
       },
     });
   }
@@ -90,18 +105,41 @@ function fittingZoom(core: cytoscape.Core, eles: cytoscape.Collection): number {
 }
 
 /**
+ * Fits `eles` (all when none) in the frame, at the caption limit at least: when they do not fit there, the view
+ * is at the limit, centred on `around` (or on their middle).
+ */
+export function fitReadable(core: cytoscape.Core, eles?: cytoscape.Collection, around?: string): void {
+  const what = eles && eles.length > 0 ? eles : core.elements();
+  movingView(core);
+  if (fittingZoom(core, what) >= READABLE_ZOOM) {
+    core.fit(what, FIT_PADDING);
+    return;
+  }
+  // As much of the picture as the frame holds, around its middle, moved the least that shows `around` whole.
+  const box = what.boundingBox();
+  const zoom = Math.max(core.minZoom(), READABLE_ZOOM);
+  const middle = { x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2 };
+  core.viewport({
+    zoom,
+    pan: { x: core.width() / 2 - middle.x * zoom, y: core.height() / 2 - middle.y * zoom },
+  });
+  if (around) bringIntoView(core, around);
+}
+
+/**
  * After an expansion: the whole graph when it fits at a readable size, else the expanded node with its
- * neighbours (smaller when they need it: they are what the reader asked to see).
+ * neighbours when they do, else the expanded node in the middle at the caption limit.
  */
 export function showAround(core: cytoscape.Core, id: string): void {
   const all = core.elements();
-  movingView(core);
-  if (fittingZoom(core, all) >= READABLE_ZOOM) {
-    core.fit(all, FIT_PADDING);
-    return;
-  }
-  const centre = core.getElementById(id);
-  core.fit(centre.closedNeighborhood(), FIT_PADDING);
+  if (fittingZoom(core, all) >= READABLE_ZOOM) return fitReadable(core, all);
+  fitReadable(core, core.getElementById(id).closedNeighborhood(), id);
+}
+
+/** The frame height, in CSS pixels, that shows the whole picture at the caption limit, within `least`..`most`. */
+export function wantedHeight(core: cytoscape.Core, least: number, most: number): number {
+  const box = core.elements().boundingBox();
+  return Math.round(Math.min(most, Math.max(least, box.h * READABLE_ZOOM + 2 * FIT_PADDING)));
 }
 
 /** Moves the view the least that brings the node wholly into the frame. */
@@ -152,25 +190,15 @@ export function nearestInDirection(
   return best?.id;
 }
 
-/** Captions too small to read are left out (class `far`); the view shows the pointed-at node's over the frame. */
-export function markFar(core: cytoscape.Core): void {
-  const far = core.zoom() < READABLE_ZOOM;
-  const wrong = far ? core.elements(':not(.far)') : core.elements('.far');
-  if (wrong.length > 0) wrong.toggleClass('far', far);
-}
-
-/** Where the caption of a node too small to read is shown, over the frame, and what it says. */
+/** Where the whole caption of a node drawn cut short is shown, over the frame, and what it says. */
 export function tipAt(
   core: cytoscape.Core | undefined,
   id: string,
-  graph: Graph,
-  formulas: Map<string, string>,
 ): { x: number; y: number; text: string } | undefined {
   const el = core?.getElementById(id);
-  if (!core || !el || el.length === 0) return undefined;
-  const box = el.renderedBoundingBox();
-  const text = el.data('more') ? String(el.data('label')) : captionOf(graph, formulas, id);
-  return { x: Math.max(0, box.x1), y: box.y2 + 4, text };
+  if (!core || !el || el.length === 0 || !el.data('cut')) return undefined;
+  const box = el.renderedBoundingBox({ includeLabels: false, includeOverlays: false });
+  return { x: Math.max(0, box.x1), y: box.y2 + 4, text: String(el.data('full')) };
 }
 
 const lastSize = new WeakMap<cytoscape.Core, { w: number; h: number }>();

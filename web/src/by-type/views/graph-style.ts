@@ -1,16 +1,14 @@
 /**
- * How cytoscape draws the provenance graph: boxes with type, label and pk, coloured by kind; link labels level,
- * on a backdrop, at the middle of their edge. Captions smaller than MIN_LABEL_PX on screen are not drawn (class
- * `far`: a coloured box is all a far-out view needs; the view shows the hovered or focused node's caption over
- * the frame); the links of the hovered, focused and selected nodes are drawn darker (class `shown`).
+ * How cytoscape draws the provenance graph: boxes sized to their captions (type, label, pk; logic/graph-plan.ts),
+ * coloured by kind; links along their orthogonal routes (logic/graph-routes.ts), each label level on a backdrop
+ * beside one of its boxes; the links of the hovered, focused and selected nodes darker (class `shown`).
  */
 import type cytoscape from 'cytoscape';
+import { EDGE_FONT, LINE_HEIGHT } from '../logic/graph-plan.js';
 
-/** Captions' size at zoom 1, in model pixels. */
-export const NODE_FONT = 12;
-export const EDGE_FONT = 11;
-export const BOX_WIDTH = 150;
-export const BOX_HEIGHT = 50;
+/** The font captions are drawn and measured in. */
+export const FONT_FAMILY =
+  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
 export interface Colours {
   fg: string;
@@ -42,18 +40,20 @@ export function graphStyle(c: Colours, centre: string): cytoscape.StylesheetJson
       selector: 'node',
       style: {
         shape: 'round-rectangle',
-        width: BOX_WIDTH,
-        height: BOX_HEIGHT,
+        width: 'data(w)',
+        height: 'data(h)',
         'background-color': c.bg,
         'border-width': 2,
         'border-color': c.muted,
         label: 'data(label)',
+        // The lines are cut to fit already: wrapping only at the newlines between them.
         'text-wrap': 'wrap',
-        'text-max-width': `${BOX_WIDTH - 12}px`,
+        'text-max-width': '400px',
         'text-valign': 'center',
         'text-halign': 'center',
-        'font-size': NODE_FONT,
-        'line-height': 1.15,
+        'font-family': FONT_FAMILY,
+        'font-size': 'data(font)',
+        'line-height': LINE_HEIGHT,
         color: c.fg,
       },
     },
@@ -69,7 +69,6 @@ export function graphStyle(c: Colours, centre: string): cytoscape.StylesheetJson
     {
       selector: 'node[?more]',
       style: {
-        height: 34,
         'border-color': c.focus,
         'border-width': 1,
         'border-style': 'dashed',
@@ -83,24 +82,33 @@ export function graphStyle(c: Colours, centre: string): cytoscape.StylesheetJson
         'line-color': c.muted,
         'target-arrow-color': c.muted,
         'target-arrow-shape': 'triangle',
-        'curve-style': 'unbundled-bezier',
-        'control-point-distances': 'data(bend)',
-        'control-point-weights': 0.5,
-        label: 'data(label)',
-        'text-wrap': 'wrap',
+        'curve-style': 'straight',
+        'font-family': FONT_FAMILY,
         'font-size': EDGE_FONT,
         color: c.fg,
+        label: 'data(mid)',
+        'source-label': 'data(atSource)',
+        'target-label': 'data(atTarget)',
+        'source-text-offset': 'data(offset)',
+        'target-text-offset': 'data(offset)',
         // Level labels on a backdrop read at any edge angle; along the edge they would be tilted.
         'text-rotation': 'none',
         'text-background-color': c.bg,
-        'text-background-opacity': 0.9,
+        'text-background-opacity': 1,
         'text-background-padding': '2px',
       },
     },
-    { selector: 'edge[?more]', style: { 'line-style': 'dashed', label: '' } },
-    { selector: 'edge[call]', style: { 'line-style': 'dotted' } },
-    // Too far out to read (cytoscape's own min-zoomed-font-size rounds the zoom to powers of two).
-    { selector: '.far', style: { label: '' } },
+    {
+      selector: 'edge[?bent]',
+      style: {
+        'curve-style': 'segments',
+        'edge-distances': 'node-position',
+        'segment-weights': 'data(weights)',
+        'segment-distances': 'data(distances)',
+      } as cytoscape.Css.Edge,
+    },
+    { selector: 'edge[?more]', style: { 'line-style': 'dashed' } },
+    { selector: 'edge[?call]', style: { 'line-style': 'dotted', width: 2 } },
 
     { selector: 'edge.shown', style: { 'line-color': c.fg, 'target-arrow-color': c.fg, width: 2.5 } },
     {
