@@ -197,7 +197,10 @@ function profileOf(request: FastifyRequest): string | undefined {
  */
 export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
   const readsSource = (route: string | undefined): boolean =>
-    isApiRoute(ctx.prefix, route) || route === '/optimade' || route?.startsWith('/optimade/') === true;
+    isApiRoute(ctx.prefix, route) ||
+    route === '/optimade' ||
+    // The database over every source leases each source it reads itself (src/optimade/all-listing.ts).
+    (route?.startsWith('/optimade/') === true && !route.startsWith('/optimade/all/'));
   app.addHook('onRequest', (request, reply, done) => {
     const removed = removedSourceOf(request.raw);
     if (removed !== undefined) {
