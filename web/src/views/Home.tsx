@@ -14,8 +14,23 @@ import { TypeTree } from '../components/TypeTree.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
 import { failedCount } from '../failed.js';
+import { Lazy } from '../components/Lazy.js';
 
+/** The portal's root page is a chunk of its own, loaded where it may be shown. */
+const loadPortal = () => import('./PortalHome.js');
+
+/**
+ * At the server's root, with no source chosen (`?profile=`), and where there may be several sources: the portal's
+ * page, which shows the first source's home where the server has a single one. Anywhere else, the source's home.
+ */
 export function Home() {
+  const { params, index, root, serverRoot } = useExplorer();
+  if (root === serverRoot && !params.has('profile') && index.length > 0)
+    return <Lazy load={loadPortal} props={{ fallback: () => <SourceHome /> }} what="the sources" />;
+  return <SourceHome />;
+}
+
+function SourceHome() {
   const { api, params, sources, index, root } = useExplorer();
   const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
   const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
