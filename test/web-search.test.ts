@@ -14,7 +14,7 @@ import {
 import { CELLS, ELEMENTS } from '../web/src/periodic.js';
 import { parseRoute } from '../web/src/url.js';
 
-const from = (query: string) => searchStateFrom(new URLSearchParams(query));
+const from = (query: string) => searchStateFrom(new URLSearchParams(query), new Set(ELEMENTS));
 
 describe('a search in the address', () => {
   it('reads every parameter and writes it back the same, defaults left out', () => {
@@ -50,6 +50,8 @@ describe('a search in the address', () => {
     expect(from('page=100000').page).toBe(500);
     expect(asksAnything(from('page=2'))).toBe(false);
     expect(asksAnything(from('elements=Si'))).toBe(true);
+    // Without the table (the first page's code), anything shaped like a symbol.
+    expect(searchStateFrom(new URLSearchParams('elements=Si,Xx,si')).elements).toEqual(['Si', 'Xx']);
   });
 
   it('asks the API the same search, 20 a page, and keeps profile and api in its links', () => {

@@ -4,8 +4,6 @@
  * to share and survives a reload. Read leniently (a value the API would refuse is left out, not sent), written
  * with defaults left out.
  */
-import { ELEMENTS } from './periodic.js';
-
 /** The short type names the search API takes besides node type prefixes. */
 export const SEARCH_TYPES = ['structure', 'cif', 'bands', 'calcjob', 'workchain', 'workflow', 'code', 'dict'];
 export const SEARCH_STATES = ['finished', 'failed', 'excepted', 'killed'] as const;
@@ -26,12 +24,16 @@ export interface SearchState {
   page: number;
 }
 
-const KNOWN_ELEMENTS = new Set(ELEMENTS);
-
-export function searchStateFrom(params: URLSearchParams): SearchState {
+/**
+ * `known`: the element symbols (periodic.ts, which the search page's chunk holds: the first page's JavaScript
+ * does not need the table); without it, anything shaped like a symbol.
+ */
+export function searchStateFrom(params: URLSearchParams, known?: ReadonlySet<string>): SearchState {
   const q = params.get('q')?.trim().slice(0, MAX_Q);
   const type = params.get('type')?.trim();
-  const elements = (params.get('elements') ?? '').split(/[\s,]+/).filter((e) => KNOWN_ELEMENTS.has(e));
+  const elements = (params.get('elements') ?? '')
+    .split(/[\s,]+/)
+    .filter((e) => (known === undefined ? /^[A-Z][a-z]{0,2}$/.test(e) : known.has(e)));
   const state = params.get('state');
   const page = Number(params.get('page'));
   const sources = params.getAll('source').filter((s) => /^[A-Za-z0-9][A-Za-z0-9._~-]*$/.test(s));

@@ -27,6 +27,9 @@ import { Pager } from '../components/Pager.js';
 import { ErrorMessage, Problem } from '../components/Problem.js';
 import { SearchBox } from '../components/SearchBox.js';
 import { PeriodicPicker } from '../components/PeriodicPicker.js';
+import { ELEMENTS } from '../periodic.js';
+
+const KNOWN = new Set(ELEMENTS);
 
 export interface SearchResult {
   source: string;
@@ -70,7 +73,7 @@ async function search(url: string, signal: AbortSignal): Promise<SearchAnswer> {
 
 export default function SearchPage() {
   const { root, params, navigate, sources, serverRoot } = useExplorer();
-  const state = searchStateFrom(params);
+  const state = searchStateFrom(params, KNOWN);
   const go = (next: SearchState) => navigate(`${root}/search?${searchQuery(next, params)}`);
   const url = `${searchApi(root)}?${searchApiQuery(state)}`;
   const loaded = useLoad(
