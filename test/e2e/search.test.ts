@@ -6,17 +6,19 @@
  * and the periodic table, and each result opens the node in its own source; a source's pages search every source
  * or, switched, that source only. Every view is axe-clean.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { browserMissing, ensureBuilt, launchBrowser, screenshot, watchedPage } from './support.js';
+import { browserMissing, ensureBuilt, launchBrowser, repoRoot, screenshot, watchedPage } from './support.js';
 import { richFile } from '../conformance/corpus.js';
 import { smallArchive, tempDir } from '../helpers.js';
 import { serveProcesses, type Serving } from '../support/serving.js';
 
-const missing = browserMissing();
+/** The search API (src/search/, docs/search.md) this explorer is a client of, where this tree has it. */
+const searchServed = existsSync(join(repoRoot, 'src/search/index.ts'));
+const missing = browserMissing() ?? (searchServed ? undefined : 'no search API (src/search/) in this tree');
 const SOURCES = ['alpha', 'rich', 'small'];
 const VIEWPORTS = [
   { name: 'desktop', width: 1366, height: 900 },

@@ -43,6 +43,8 @@ describe.skipIf(missing !== undefined)('the explorer of a portal (quarry serve F
   it("the home at the server's root lists the sources from /sources/, each opening its own explorer", async () => {
     const watched = await watchedPage(browser);
     const { page } = watched;
+    // The root page asks for the figures of the search indexes first; a server without search has none.
+    watched.expect(/\/search\/sources$/, 404);
     try {
       await page.goto(`${base}/`);
       const rows = page.locator('table.sources tbody tr');
@@ -162,6 +164,9 @@ describe.skipIf(missing !== undefined)('the explorer of a portal (quarry serve F
       );
       await route.fulfill({ response, body: html });
     });
+    // A server without the figures of its sources' search indexes: the root page is the index of /sources/.
+    await page.route(`${base}/search/sources`, (route) => route.fulfill({ status: 404, json: {} }));
+    watched.expect(/\/search\/sources$/, 404);
     await page.route(`${base}/sources/**`, async (route) => {
       const url = new URL(route.request().url());
       queries.push(url.search);

@@ -47,7 +47,7 @@ export function SearchBox({ id, current, source, class: className }: Props) {
         type="search"
         name="q"
         value={text}
-        placeholder="Search every source: a UUID, words of a label, a formula (GaAs, Si O)"
+        placeholder="Search every source: UUID, label, formula (GaAs)"
         onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)}
       />
       {source !== undefined && (
