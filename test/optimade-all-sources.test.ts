@@ -20,6 +20,8 @@ import { compareSqlValues } from '../src/optimade/all-listing.js';
 import { richFile, sharedArchive } from './conformance/corpus.js';
 import { smallArchive, tempDir } from './helpers.js';
 import { optimadeApp } from './optimade-support.js';
+import { legacyArchive } from './support/legacy-archives.js';
+import { legacyDir, legacyPresent } from './support/legacy-corpus.js';
 import { documentProblems, type Kind } from './support/optimade-shapes.js';
 
 const ALL = '/optimade/all/v1';
@@ -114,6 +116,11 @@ describe('OPTIMADE over every source of a portal', () => {
       ...['arithmetic.add', 'export_main_0001_simple', 'graph1'].flatMap(
         (name) => sharedArchive(`${name}.aiida`) ?? [],
       ),
+      // Legacy archives: aiida-core's where ../shared has them, and one of the project's own generator.
+      ...['export_0.3_simple.aiida', 'export_0.9_simple.aiida', 'export_0.4_simple.tar.gz'].flatMap((name) =>
+        legacyPresent() ? [join(legacyDir(), name)] : [],
+      ),
+      await legacyArchive('0.10'),
     ];
     for (const file of files) backends.push(await openArchive(file, { cacheDir }));
     app = await buildApp({ backends, ui: false });
@@ -128,6 +135,8 @@ describe('OPTIMADE over every source of a portal', () => {
   it('counts and ids of every filter are the sum and the union of each source’s own', async () => {
     const everything = await perSource('nsites > 0');
     expect(everything.count).toBeGreaterThan(100);
+    // The legacy archive's structures are among them, under its name.
+    expect(everything.ids.some((id) => id.startsWith('export_0.10:'))).toBe(true);
     // Some structures are in two sources (the same archive under two names), under two ids.
     expect(new Set(everything.ids.map((id) => id.split(':')[1])).size).toBeLessThan(everything.ids.length);
     let selective = 0;
@@ -275,6 +284,9 @@ describe('OPTIMADE over every source of a portal', () => {
       expect(r.headers['content-type'], url).toContain('application/vnd.api+json');
       expect(documentProblems(r.json(), kind), url).toEqual([]);
     }
+    // Its answers change with any source: no tag to revalidate with, unlike a source's own.
+    expect((await get(`${ALL}/structures?page_limit=1`)).headers.etag).toBeUndefined();
+    expect((await get(`/${names()[0]}/optimade/v1/structures?page_limit=1`)).headers.etag).toBeDefined();
     const info = (await ok(`${ALL}/info`, 'info')).data.attributes;
     expect(info.available_api_versions).toEqual([{ url: `http://localhost:80${ALL}/`, version: '1.3.0' }]);
     const warned = (await ok(filtered(ALL, '_exmpl_gap > 1 OR nsites=3'))).meta.warnings;
