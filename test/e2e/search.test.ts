@@ -72,6 +72,9 @@ describe.skipIf(missing !== undefined)('the search over every source in the expl
     serving?.server.kill('SIGTERM');
   });
 
+  /** How far the page is wider than its window (0 when it does not scroll sideways). */
+  const sideways = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   const axeClean = async (page: Page, what: string) =>
     expect(await seriousViolations(page), what).toEqual([]);
 
@@ -118,6 +121,7 @@ describe.skipIf(missing !== undefined)('the search over every source in the expl
         await page.reload();
         await expect.poll(names).toEqual([...byNodes].reverse());
         await axeClean(page, `root ${viewport.name}`);
+        expect(await sideways(page), 'the root page scrolls sideways').toBe(0);
         await screenshot(page, `search-root-${viewport.name}`, { fullPage: true });
         expect(watched.problems).toEqual([]);
       } finally {
@@ -153,6 +157,7 @@ describe.skipIf(missing !== undefined)('the search over every source in the expl
           await page.locator(`.periodic button[data-element="${element}"]`).getAttribute('aria-pressed'),
         ).toBe('true');
         await axeClean(page, `search ${viewport.name}`);
+        expect(await sideways(page), 'the search page scrolls sideways').toBe(0);
         await screenshot(page, `search-results-${viewport.name}`, { fullPage: true });
 
         // A reload (or the link, shared) shows the same search.
@@ -224,6 +229,11 @@ describe.skipIf(missing !== undefined)('the search over every source in the expl
       expect(sources.length).toBeGreaterThan(0);
       expect(new Set(sources)).toEqual(new Set(['small']));
       await axeClean(page, 'search from a source');
+      // The header's box on a phone leaves the page as wide as the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${base}/small/nodes`);
+      await header.waitFor();
+      expect(await sideways(page), 'a source page with the header box scrolls sideways').toBe(0);
       expect(watched.problems).toEqual([]);
     } finally {
       await page.context().close();

@@ -20,12 +20,14 @@ import { Lazy } from '../components/Lazy.js';
 const loadPortal = () => import('./PortalHome.js');
 
 /**
- * At the server's root, with no source chosen (`?profile=`), and where there may be several sources: the portal's
- * page, which shows the first source's home where the server has a single one. Anywhere else, the source's home.
+ * At the root of a portal (a server whose sources come and go, so that its page names none, and that has an
+ * index of them), with no source chosen (`?profile=`): the portal's page, which shows the first source's home
+ * where the server serves one source only. Anywhere else (a server of the sources given on its command line,
+ * with its menu of them), the source's home.
  */
 export function Home() {
-  const { params, index, root, serverRoot } = useExplorer();
-  if (root === serverRoot && !params.has('profile') && index.length > 0)
+  const { params, index, root, serverRoot, sources } = useExplorer();
+  if (root === serverRoot && !params.has('profile') && sources.length === 0 && index.length > 0)
     return <Lazy load={loadPortal} props={{ fallback: () => <SourceHome /> }} what="the sources" />;
   return <SourceHome />;
 }
