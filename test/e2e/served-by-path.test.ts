@@ -48,7 +48,8 @@ describe.skipIf(missing !== undefined)('the explorer of a portal (quarry serve F
     try {
       await page.goto(`${base}/`);
       const rows = page.locator('table.sources tbody tr');
-      await expect.poll(() => rows.count()).toBe(SOURCES.length);
+      // The server may be indexing its sources for search (in its first seconds) as the page loads.
+      await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(SOURCES.length);
       const links = await rows.evaluateAll((all) =>
         all.map((r) => r.querySelector('a')!.getAttribute('href')),
       );
