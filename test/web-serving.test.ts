@@ -57,6 +57,22 @@ describe('the explorer served beside the API', () => {
     }
   });
 
+  it('answers the search page (/search?q=...) to a browser, and leaves /search to every other client', async () => {
+    for (const url of ['/search', '/search?q=GaAs&elements=Ga,As', `/${served.backend.name}/search?q=x`]) {
+      const answer = await served.app.inject({ url, headers: html });
+      expect(answer.statusCode, url).toBe(200);
+      expect(answer.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(answer.headers.vary).toContain('Accept');
+    }
+    for (const url of ['/search?q=GaAs', '/search/?q=GaAs']) {
+      const answer = await served.app.inject({ url, headers: { accept: 'application/json' } });
+      expect(answer.headers['content-type'], url).toContain('application/json');
+    }
+    // The API's own address, with its slash, is the API's even for a browser.
+    const api = await served.app.inject({ url: '/search/?q=GaAs', headers: html });
+    expect(api.headers['content-type']).toContain('application/json');
+  });
+
   it('serves the hashed assets the page names, cached for a year', async () => {
     const page = (await served.app.inject({ url: '/', headers: html })).body;
     const assets = [...page.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);

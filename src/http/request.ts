@@ -199,7 +199,8 @@ export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
   const readsSource = (route: string | undefined): boolean =>
     isApiRoute(ctx.prefix, route) ||
     route === '/optimade' ||
-    route?.startsWith('/optimade/') === true ||
+    // The database over every source leases each source it reads itself (src/optimade/all-listing.ts).
+    (route?.startsWith('/optimade/') === true && !route.startsWith('/optimade/all/')) ||
     route === '/export' ||
     route?.startsWith('/export/') === true;
   app.addHook('onRequest', (request, reply, done) => {

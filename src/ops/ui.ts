@@ -23,6 +23,8 @@ export const UI_ROUTES = [
 ] as const;
 
 const ASSETS = '/assets/';
+/** The search page's path (web/src/url.ts), shared with the search API's route. */
+const SEARCH_PAGE = '/search';
 
 /**
  * Where the built app is: dist/web/ beside dist/ops/ in the built server, or the repository's dist/web/ when this
@@ -110,6 +112,23 @@ export function registerUi(app: FastifyInstance, ctx: AppContext, dir = webDir()
   for (const route of UI_ROUTES) {
     if (!onTheApi(route, ctx.prefix)) app.get(route, answer);
   }
+  // The explorer's search page is at the address of the search over every source (`/search?q=...`, without the
+  // API's trailing slash; also under a source's path): a browser's navigation there gets the app, any other
+  // client (the app's own requests among them) the search's answer.
+  app.addHook('onRequest', (request, reply, done) => {
+    const url = request.url;
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (
+      path === SEARCH_PAGE &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      asksForHtml(request)
+    ) {
+      void answer(request, reply);
+      return;
+    }
+    done();
+  });
   if (!onTheApi(ASSETS, ctx.prefix)) {
     app.register(fastifyStatic, {
       root: join(dir, 'assets'),

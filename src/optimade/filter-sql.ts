@@ -49,6 +49,9 @@ class Compiler {
   readonly params: unknown[] = [];
   readonly foreign = new Set<string>();
 
+  /** `idSql`: the SQL of `id` where it is not the node's UUID (the database over every source, all-sources.ts). */
+  constructor(private readonly idSql?: string) {}
+
   node(n: FilterNode): string {
     switch (n.type) {
       case 'or':
@@ -142,6 +145,8 @@ class Compiler {
         info: { ...info, column: info.knownWith ?? "'known'", constant: info.knownWith === undefined },
       };
     if (info.column === undefined) throw notImplemented(`Filtering on ${name}`);
+    if (name === 'id' && this.idSql !== undefined)
+      return { name, info: { ...info, column: this.idSql, constant: true } };
     return { name, info: info as PropertyInfo & { column: string } };
   }
 
@@ -330,8 +335,8 @@ function typeMismatch(name: string, info: PropertyInfo, what: string): OptimadeE
   );
 }
 
-export function compileFilter(tree: FilterNode): CompiledFilter {
-  const compiler = new Compiler();
+export function compileFilter(tree: FilterNode, idSql?: string): CompiledFilter {
+  const compiler = new Compiler(idSql);
   const where = compiler.node(tree);
   return { where, params: compiler.params, foreign: [...compiler.foreign], counted: countedFilter(tree) };
 }

@@ -24,6 +24,7 @@ import { readParams, responseFields, type Endpoint } from './params.js';
 import { listStructures, oneStructure, prepareListing, readsSymmetry } from './structures.js';
 import type { SideTable } from './side-table.js';
 import { closing, SideTables } from './tables.js';
+import { registerAllSources } from './all-sources.js';
 
 /** The source a request addresses: the one place to change when sources are served under their own paths. */
 export function sourceOf(ctx: AppContext, request: FastifyRequest): StorageBackend {
@@ -45,9 +46,9 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
   });
   app.addHook('onClose', async () => tables.close());
 
-  const route = (path: string, endpoint: Endpoint, handler: Handler) =>
+  const route = (path: string, endpoint: Endpoint, handler: Handler, where = placeOf) =>
     app.get(path, async (request, reply) => {
-      const place = placeOf(ctx, request);
+      const place = where(ctx, request);
       try {
         const params = readParams(requestUrl(request, ctx.origin).rawQuery, endpoint);
         return sendDocument(reply, (await handler(request, place, params)) as Record<string, unknown>);
@@ -122,10 +123,21 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
     );
   }
 
+  registerAllSources({
+    app,
+    ctx,
+    tables,
+    route,
+    versions: SERVED_VERSION_PATHS,
+    sourceInfo,
+    structuresInfo,
+    sourceLinks,
+  });
+
   // Anything else under /optimade is answered in OPTIMADE's form, not the v4 API's.
   // A versioned base URL of a version not served (`/v2`, `/v1.2`): 553, as the specification recommends.
   const notFound = async (request: FastifyRequest, reply: FastifyReply) => {
-    const version = /\/optimade(?:\/index)?\/(v\d[^/]*)(?:\/|$)/.exec(
+    const version = /\/optimade(?:\/index|\/all)?\/(v\d[^/]*)(?:\/|$)/.exec(
       requestUrl(request, ctx.origin).rawPath,
     )?.[1];
     const error =
@@ -138,7 +150,7 @@ export function registerOptimade(app: FastifyInstance, ctx: AppContext) {
         : new OptimadeError(
             404,
             'Not Found',
-            'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/',
+            'no such OPTIMADE endpoint; a source offers info, info/structures, links and structures under /optimade/v1/, the index info and links under /optimade/index/v1/ (and a portal the database over every source under /optimade/all/v1/)',
           );
     return sendError(reply, placeOf(ctx, request), error);
   };

@@ -6,6 +6,7 @@ import { notImplemented } from './errors.js';
 import { parseFilter } from './filter-ast.js';
 import { filterLinks } from './links-filter.js';
 import { pagingParams } from './params.js';
+import { ALL_LINK_ID, isPortal } from './all-listing.js';
 
 export const VERSIONS_CSV = 'version\n1\n';
 
@@ -98,7 +99,19 @@ export function indexLinks(ctx: AppContext, place: Place, params: URLSearchParam
       'child',
     ),
   );
-  return linksListing(place, [rootLink(place), ...children], params);
+  // A portal's database over every source is a child too (all-sources.ts), after the sources.
+  const all = isPortal(ctx)
+    ? [
+        link(
+          ALL_LINK_ID,
+          'All sources',
+          'The structures of every source served by this Quarry, as one database (ids are <source>:<uuid>)',
+          `${place.origin}/optimade/all/v1`,
+          'child',
+        ),
+      ]
+    : [];
+  return linksListing(place, [rootLink(place), ...children, ...all], params);
 }
 
 /** A `links` listing: the links a filter keeps (links-filter.ts), a page of them, and the next page's URL. */

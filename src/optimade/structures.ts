@@ -112,7 +112,7 @@ export async function listStructures(
 const ROWS_KEPT = 4_000;
 const kept = new WeakMap<SideTable, KeptMap<Promise<unknown[][]>>>();
 
-function keptRows(
+export function keptRows(
   table: SideTable,
   statement: { sql: string; params: unknown[] },
   budget: QueryBudget,
@@ -181,7 +181,7 @@ const entries = new WeakMap<SideTable, KeptMap<Entry>>();
  * The entries of the structures `pks`, in that order, computed from the source's nodes as the side table was:
  * the table finds and orders them, the nodes give their values.
  */
-async function entriesOf(
+export async function entriesOf(
   backend: StorageBackend,
   table: SideTable,
   pks: number[],
@@ -235,7 +235,12 @@ async function symmetries(
 }
 
 /** An entry as a resource object, with the links only a request's URL can give. */
-function resource(ctx: AppContext, place: Place, entry: StructureProperties, fields: string[] | undefined) {
+export function resource(
+  ctx: AppContext,
+  place: Place,
+  entry: StructureProperties,
+  fields: string[] | undefined,
+) {
   const properties: Record<string, unknown> = { ...entry };
   const uuid = properties.immutable_id as string;
   properties._quarry_url = `${place.origin}${place.mount}${ctx.prefix}/nodes/${uuid}`;

@@ -43,10 +43,13 @@ describe.skipIf(missing !== undefined)('the explorer of a portal (quarry serve F
   it("the home at the server's root lists the sources from /sources/, each opening its own explorer", async () => {
     const watched = await watchedPage(browser);
     const { page } = watched;
+    // The root page asks for the figures of the search indexes first; a server without search has none.
+    watched.expect(/\/search\/sources$/, 404);
     try {
       await page.goto(`${base}/`);
       const rows = page.locator('table.sources tbody tr');
-      await expect.poll(() => rows.count()).toBe(SOURCES.length);
+      // The server may be indexing its sources for search (in its first seconds) as the page loads.
+      await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(SOURCES.length);
       const links = await rows.evaluateAll((all) =>
         all.map((r) => r.querySelector('a')!.getAttribute('href')),
       );
@@ -162,6 +165,9 @@ describe.skipIf(missing !== undefined)('the explorer of a portal (quarry serve F
       );
       await route.fulfill({ response, body: html });
     });
+    // A server without the figures of its sources' search indexes: the root page is the index of /sources/.
+    await page.route(`${base}/search/sources`, (route) => route.fulfill({ status: 404, json: {} }));
+    watched.expect(/\/search\/sources$/, 404);
     await page.route(`${base}/sources/**`, async (route) => {
       const url = new URL(route.request().url());
       queries.push(url.search);

@@ -12,10 +12,17 @@ import { ComputerList, ComputerPage } from './views/Computers.js';
 import { UserList } from './views/Users.js';
 import { NotFound } from './views/NotFound.js';
 import { Boundary } from './components/Boundary.js';
+import { Lazy } from './components/Lazy.js';
+import { SearchBox } from './components/SearchBox.js';
+import { currentSource } from './search-state.js';
+
+/** The search page is a chunk of its own: none of it is in the first page's JavaScript. */
+const loadSearch = () => import('./views/SearchPage.js');
 
 interface Props {
   apiPath: string;
   root: string;
+  serverRoot: string;
   sources: string[];
   /** Where to ask for the index of sources, in order. */
   index: string[];
@@ -27,7 +34,7 @@ function currentLocation() {
   return { pathname: window.location.pathname, search: window.location.search };
 }
 
-export function App({ apiPath, root, sources, index, docs }: Props) {
+export function App({ apiPath, root, serverRoot, sources, index, docs }: Props) {
   const [location, setLocation] = useState(currentLocation);
   useEffect(() => {
     const onPop = () => setLocation(currentLocation());
@@ -47,6 +54,7 @@ export function App({ apiPath, root, sources, index, docs }: Props) {
   const explorer: Explorer = {
     api,
     root,
+    serverRoot,
     params,
     sources: apiParam === undefined ? sources : [],
     // One source named by the server: no index to ask for (a single-source server has none).
@@ -87,6 +95,18 @@ export function App({ apiPath, root, sources, index, docs }: Props) {
           <a href={docs}>API docs</a>
         </nav>
         <SourceSwitcher route={route} />
+        {route.name !== 'search' && (
+          <SearchBox
+            id="header-search"
+            class="search-header"
+            source={
+              // The switch is for a server of several sources.
+              explorer.index.length > 0 || explorer.sources.length > 1
+                ? currentSource(params, root, serverRoot, explorer.sources)
+                : undefined
+            }
+          />
+        )}
       </header>
       <main id="main" tabIndex={-1}>
         <Boundary key={`${location.pathname}?${location.search}`} what="this view">
@@ -133,6 +153,8 @@ function View({ route }: { route: Route }) {
       return <ComputerPage key={route.uuid} uuid={route.uuid} />;
     case 'users':
       return <UserList />;
+    case 'search':
+      return <Lazy load={loadSearch} props={{}} what="the search" />;
     default:
       return (
         <NotFound>

@@ -5,8 +5,10 @@ import type { Api } from './api.js';
 
 export interface Explorer {
   api: Api;
-  /** Where the app is published (`''`, or `/quarry` behind a proxy). */
+  /** Where the app is published (`''`, or `/quarry` behind a proxy; `/<name>` for a source at its own path). */
   root: string;
+  /** Where the server is published: `root` at the portal's root page, its parent under a source's path. */
+  serverRoot: string;
   /** The current URL's query parameters. */
   params: URLSearchParams;
   /** The names of the sources served (first = default); empty when unknown (`?api=` elsewhere). */

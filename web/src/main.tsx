@@ -22,6 +22,7 @@ if (target) {
     <App
       apiPath={served.api}
       root={served.root}
+      serverRoot={served.serverRoot}
       sources={config.sources ?? []}
       index={served.index}
       docs={served.docs}

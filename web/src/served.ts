@@ -6,7 +6,7 @@
  */
 
 /** The app's own routes (the server's UI_ROUTES): what follows the root in any address of the app. */
-const ROUTE = /(\/(nodes|groups|computers)(\/[^/]+)?|\/users)?\/?$/;
+const ROUTE = /(\/(nodes|groups|computers)(\/[^/]+)?|\/users|\/search)?\/?$/;
 
 export interface ServedConfig {
   /** The API's path (or URL), e.g. `/api/v4`. */
@@ -21,6 +21,8 @@ export interface ServedConfig {
 
 export interface Served {
   root: string;
+  /** The server's own root (where its portal page and search are): `root`, or its parent under a source's path. */
+  serverRoot: string;
   api: string;
   /** Where to ask for the index of sources, in order (the first that answers is it). */
   index: string[];
@@ -52,5 +54,5 @@ export function servedAt(pathname: string, config: ServedConfig): Served {
         : [`${root}/sources/`, `${root.replace(/\/[^/]*$/, '')}/sources/`];
   // The documentation is the server's, beside its first source: under the published path, not a source's.
   const docs = `${configured !== undefined && root.startsWith(configured) ? configured : ''}/docs`;
-  return { root, api, index, docs };
+  return { root, serverRoot: configured ?? '', api, index, docs };
 }

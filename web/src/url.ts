@@ -12,6 +12,7 @@ export type Route =
   | { name: 'computers' }
   | { name: 'computer'; uuid: string }
   | { name: 'users' }
+  | { name: 'search' }
   | { name: 'unknown'; path: string };
 
 /** The query parameters that follow the reader from view to view. */
@@ -26,6 +27,7 @@ export function parseRoute(pathname: string, root = ''): Route {
   if (rest.length > 0) return { name: 'unknown', path };
   if (first === undefined) return { name: 'home' };
   if (first === 'users' && second === undefined) return { name: 'users' };
+  if (first === 'search' && second === undefined) return { name: 'search' };
   const one: Record<string, 'node' | 'group' | 'computer'> = {
     nodes: 'node',
     groups: 'group',

@@ -15,8 +15,25 @@ import { TypeTree } from '../components/TypeTree.js';
 import { optimadeBase, servesOptimade } from '../optimade-base.js';
 import { SourceIndex } from '../components/SourceIndex.js';
 import { failedCount } from '../failed.js';
+import { Lazy } from '../components/Lazy.js';
 
+/** The portal's root page is a chunk of its own, loaded where it may be shown. */
+const loadPortal = () => import('./PortalHome.js');
+
+/**
+ * At the root of a portal (a server whose sources come and go, so that its page names none, and that has an
+ * index of them), with no source chosen (`?profile=`): the portal's page, which shows the first source's home
+ * where the server serves one source only. Anywhere else (a server of the sources given on its command line,
+ * with its menu of them), the source's home.
+ */
 export function Home() {
+  const { params, index, root, serverRoot, sources } = useExplorer();
+  if (root === serverRoot && !params.has('profile') && sources.length === 0 && index.length > 0)
+    return <Lazy load={loadPortal} props={{ fallback: () => <SourceHome /> }} what="the sources" />;
+  return <SourceHome />;
+}
+
+function SourceHome() {
   const { api, params, sources, index, root } = useExplorer();
   const server = useLoad((signal) => api.get<ServerInfo>('/server/', undefined, { signal }), [api]);
   const stats = useLoad((signal) => api.get<Statistics>('/nodes/statistics/', undefined, { signal }), [api]);
