@@ -13,6 +13,7 @@ import { isRemote } from '../storage/archive/remote.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
+import { listenFailure } from './port-check.js';
 import { CliError } from './errors.js';
 import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
 import { extractionProgress } from './progress.js';
@@ -48,11 +49,13 @@ function storageSettings(options: ServeOptions) {
     queryMemoryMb: options.queryMemory,
     replicasOnly: options.replicasOnly,
     onIdleError: (error: Error) => process.stderr.write(`quarry: database session lost: ${error.message}\n`),
-    onServerChange: (server: string, up: boolean, problem?: string) =>
+    onServerChange: (server: string, up: boolean, problem?: string, upNow = 0) =>
       process.stderr.write(
         up
           ? `quarry: database server ${server} answers again; reads go to it\n`
-          : `quarry: database server ${server} is out (${problem}); reads go to the others\n`,
+          : upNow > 0
+            ? `quarry: database server ${server} is out (${problem}); reads go to the others\n`
+            : `quarry: database server ${server} is out (${problem}); its requests answer 503 until it is back\n`,
       ),
   };
 }
@@ -170,7 +173,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     await app.listen({ host, port: options.port });
   } catch (error) {
     await (portal === undefined ? Promise.all(backends.map((b) => b.close())) : portal.close());
-    throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
+    throw new CliError(listenFailure(host, options.port, error as NodeJS.ErrnoException));
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
