@@ -15,7 +15,7 @@ import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
 import { listenFailure } from './port-check.js';
 import { CliError } from './errors.js';
-import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
+import { exitWithStartFailure, reportOpened, reportServing, sayForAll } from './processes.js';
 import { extractionProgress } from './progress.js';
 import { shutDownOnSignals } from './shutdown.js';
 import { SERVING_RUN, type ServeOptions } from './serve.js';
@@ -220,6 +220,7 @@ async function startPortal(
     { reservedNames },
     { SourcesFileError },
     { remoteSpec },
+    { SharedFacts },
   ] = await Promise.all([
     import('../sources/catalog.js'),
     import('../sources/open.js'),
@@ -227,6 +228,7 @@ async function startPortal(
     import('../sources/names.js'),
     import('../sources/sources-file.js'),
     import('../sources/remote.js'),
+    import('../sources/shared-facts.js'),
   ]);
   const say = (line: string) => process.stderr.write(`quarry: ${line}\n`);
   // Every SQLite source of the portal runs its queries on these few processes, whatever the number of sources.
@@ -243,6 +245,10 @@ async function startPortal(
   });
   const catalog = new SourceCatalog(opener, {
     maxOpen: options.maxOpen,
+    facts: new SharedFacts(
+      join(storageSettings(options).cacheDir, 'source-facts'),
+      process.env[SERVING_RUN] ?? randomUUID(),
+    ),
     onEvent: (event) => {
       if (event.type === 'failed') say(`source ${event.name} cannot be opened: ${event.error.message}`);
       else if (event.type === 'replaced') say(`source ${event.name} was replaced at its origin; served anew`);
@@ -262,7 +268,8 @@ async function startPortal(
     sourcesFile: options.sources,
     reserved: reservedNames(options.prefix),
     taken: backends.map((b) => b.name),
-    log: say,
+    // Every serving process sees the same changes: each is said once, by the supervisor.
+    log: sayForAll,
   });
   try {
     await watcher.start();
