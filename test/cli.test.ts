@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -105,15 +106,20 @@ describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
       const busy = createServer();
       await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
       const port = (busy.address() as AddressInfo).port;
+      const cacheDir = tempDir();
       try {
         const run = spawnSync(
           process.execPath,
-          [cli, 'serve', archive, '--port', String(port), '--processes', '2', '--cache-dir', tempDir()],
+          [cli, 'serve', archive, '--port', String(port), '--processes', '2', '--cache-dir', cacheDir],
           { encoding: 'utf8' },
         );
         expect(run.status).toBe(1);
         expect(run.stderr.trim().split('\n')).toHaveLength(1);
-        expect(run.stderr).toMatch(new RegExp(`^quarry: cannot listen on 127.0.0.1:${port}`));
+        expect(run.stderr).toMatch(
+          new RegExp(`^quarry: cannot listen on 127.0.0.1:${port}: the port is in use .*--port$`, 'm'),
+        );
+        // Said before anything was opened: the archive's database was not extracted.
+        expect(readdirSync(cacheDir)).toEqual([]);
       } finally {
         busy.close();
       }
@@ -161,3 +167,124 @@ describe.skipIf(!existsSync(cli))('quarry serve --public-url, --trust-proxy (bui
     expect(run.stderr).toMatch(/--public-url .*absolute URL/);
   });
 });
+
+/** The built command's answer to `args`, run as a user would. */
+const quarry = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env });
+
+describe.skipIf(!existsSync(cli))('the command line of a first hour (built CLI)', () => {
+  it('prints the help when no command is given, and serves nothing', () => {
+    const run = quarry([]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: quarry /);
+    expect(run.stdout).toMatch(/serve \[options\]/);
+    expect(run.stdout).toContain('`quarry serve` with no source serves a demo archive');
+  });
+
+  it('says a misspelt command is none, and which one was meant', () => {
+    const run = quarry(['server', 'x.aiida']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe("quarry: 'server' is not a command; did you mean `quarry serve`?\n");
+    expect(quarry(['x.aiida']).stderr).toBe(
+      "quarry: 'x.aiida' is not a command; to serve it: quarry serve x.aiida\n",
+    );
+  });
+
+  it('answers --cors with what Quarry does instead, and another unknown option with the option meant', () => {
+    const cors = quarry(['serve', '--cors']);
+    expect(cors.status).toBe(1);
+    expect(cors.stderr).toMatch(
+      /^quarry: there is no --cors: every answer already carries Access-Control-Allow-Origin: \*/,
+    );
+    expect(quarry(['serve', '--prot', '1']).stderr).toMatch(/Did you mean --port\?/);
+  });
+
+  it("prepares an archive named as a file, in one archive's words, and names a missing path in one line", async () => {
+    const archive = await smallArchive(100, 5);
+    const cacheDir = tempDir();
+    const run = quarry(['prepare', archive, '--cache-dir', cacheDir]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`quarry: 1 of 1 archive ready in ${cacheDir}`);
+    const junk = join(tempDir(), 'notes.aiida');
+    writeFileSync(junk, 'text');
+    const refused = quarry(['prepare', junk, '--cache-dir', cacheDir]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).not.toMatch(/ENOTDIR/);
+    expect(refused.stderr).toMatch(/notes\.aiida is not a zip file/);
+    expect(refused.stderr).toMatch(/quarry: 1 archive could not be prepared/);
+    const missing = quarry(['prepare', join(cacheDir, 'nothing')]);
+    expect(missing.stderr).toBe(`quarry: ${join(cacheDir, 'nothing')}: no such file or folder\n`);
+  });
+
+  it("takes verdi restapi's -H and -P", async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const archive = await smallArchive(100, 5);
+    const args = ['serve', archive, '-H', '127.0.0.1', '-P', String(port), '--processes', '1'];
+    const server = spawn(process.execPath, [cli, ...args, '--cache-dir', tempDir()], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await until('the serving line', () =>
+        /serving .* at http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr) ? true : undefined,
+      );
+      expect(stderr).toContain(`at http://127.0.0.1:${port}/api/v4/`);
+      expect(await statusOf(`http://127.0.0.1:${port}/api/v4/server/`)).toBe(200);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+});
+
+describe.skipIf(!existsSync(cli) || process.platform !== 'linux')(
+  'a server started by npm (built CLI)',
+  () => {
+    /**
+     * The server under `sh -c`, as npm runs a command: the shell's pid, the server's, and its stderr. The shell
+     * waits for it, as npm's does, and like it passes no SIGTERM on.
+     */
+    async function underShell(env: NodeJS.ProcessEnv) {
+      const archive = await smallArchive(100, 5);
+      const command = `"${process.execPath}" "${cli}" serve "${archive}" --port 0 --processes 2 --cache-dir "${tempDir()}" & echo $!; wait`;
+      const shell = spawn('sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'], env });
+      let stdout = '';
+      let stderr = '';
+      shell.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      shell.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const pid = Number(await until('the server pid', () => /^(\d+)\n/.exec(stdout)?.[1]));
+      await until('the serving line', () => (/serving .* \(2 processes\)/.test(stderr) ? true : undefined));
+      return { shell, pid, serving: childrenOf(pid), stderr: () => stderr };
+    }
+    const alive = (pid: number) => existsSync(`/proc/${pid}`);
+
+    it('stops with its serving processes when npm goes on a SIGTERM that reaches npm alone', async () => {
+      const { shell, pid, serving, stderr } = await underShell({ ...process.env, npm_command: 'exec' });
+      try {
+        expect(serving).toHaveLength(2);
+        shell.kill('SIGTERM');
+        await until('the server to stop', () => (alive(pid) ? undefined : true));
+        await until('its serving processes to stop', () => (serving.some(alive) ? undefined : true));
+        expect(stderr()).toContain('quarry: npm, which started this server, has stopped; stopping too');
+      } finally {
+        for (const p of [pid, ...serving]) if (alive(p)) process.kill(p, 'SIGKILL');
+      }
+    });
+
+    it('stays when started otherwise (nohup, a script that leaves it running)', async () => {
+      const env = { ...process.env };
+      delete env.npm_command;
+      const { shell, pid, serving } = await underShell(env);
+      try {
+        shell.kill('SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(alive(pid)).toBe(true);
+      } finally {
+        for (const p of [pid, ...serving]) if (alive(p)) process.kill(p, 'SIGKILL');
+      }
+    });
+  },
+);

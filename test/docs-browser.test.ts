@@ -1,6 +1,6 @@
 /**
- * `/docs` in a real browser: Swagger UI renders every operation of the document from Quarry's own files, asks
- * no other host for anything, and "Try it out" reaches the API through the document's servers entry. Needs
+ * `/docs` in a real browser: the page renders every operation of the document from Quarry's own files, asks no
+ * other host for anything, and an operation's "Send" reaches the API through the document's servers entry. Needs
  * Chromium (`$QUARRY_CHROMIUM`, else /usr/bin/chromium); skipped with a note without it.
  */
 import { existsSync } from 'node:fs';
@@ -45,19 +45,31 @@ it.skipIf(executable === undefined)(
     const operations = Object.values(document.paths).flatMap((item) =>
       Object.keys(item).filter((key) => key !== 'parameters'),
     );
-    await page.locator('.opblock').first().waitFor();
-    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    await page.locator('.operation').first().waitFor();
+    expect(await page.locator('.operation').count()).toBe(operations.length);
     expect(failures).toEqual([]);
     expect(requested.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
 
-    const op = page.locator('#operations-server-get_server');
-    await op.locator('.opblock-summary').click();
-    await op.locator('button.try-out__btn').click();
-    await op.locator('button.execute').click();
-    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    const op = page.locator('#op-get_server');
+    await op.locator('summary').click();
+    await op.getByRole('button', { name: 'Send' }).click();
+    const status = op.locator('.status[data-status]');
     await status.waitFor();
-    expect(await status.innerText()).toBe('200');
+    expect(await status.getAttribute('data-status')).toBe('200');
+    expect(await op.locator('.answer-body').innerText()).toContain('"API_major_version"');
     expect(requested).toContain(`${base}/api/v4/server/`);
+
+    // A path parameter and a query parameter, filled in as a user would.
+    const node = page.locator('#op-get_nodes_id');
+    await node.locator('summary').click();
+    const first = (await (await fetch(`${base}/api/v4/nodes/?limit=1`)).json()) as {
+      data: { nodes: { uuid: string }[] };
+    };
+    await node.locator('input[name="id"]').fill(first.data.nodes[0]!.uuid);
+    await node.getByRole('button', { name: 'Send' }).click();
+    await node.locator('.status[data-status]').waitFor();
+    expect(await node.locator('.status').getAttribute('data-status')).toBe('200');
+    expect(await node.locator('.answer-body').innerText()).toContain(first.data.nodes[0]!.uuid);
   },
   120_000,
 );
@@ -71,12 +83,12 @@ it.skipIf(executable === undefined)(
       try {
         const page = await context.newPage();
         await page.goto(`${base}/docs`);
-        await page.locator('.opblock').first().waitFor();
+        await page.locator('.operation').first().waitFor();
         const background = await page.evaluate(
           () => getComputedStyle(document.documentElement).backgroundColor,
         );
         const [r, g, b] = background.match(/\d+/g)!.map(Number);
-        // Swagger UI's dark theme is near black; its light page is white or transparent (the canvas's white).
+        // The dark page is near black; the light page is white.
         if (scheme === 'dark') expect(r! + g! + b!, background).toBeLessThan(200);
         else expect(background === 'rgba(0, 0, 0, 0)' || r! + g! + b! > 600, background).toBe(true);
         await page.getByRole('link', { name: 'Back to the explorer' }).click();

@@ -95,6 +95,19 @@ describe.skipIf(!withNginx)('two instances behind nginx', () => {
     expect(answer.status).toBe(304);
   });
 
+  it('publishes the explorer, /docs and OPTIMADE as well as the API', async () => {
+    const docs = await via('/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.body.toString()).toContain('data-method="GET"');
+    const optimade = await via('/optimade/v1/info');
+    expect(optimade.status).toBe(200);
+    expect(JSON.parse(optimade.body.toString()).meta.api_version).toMatch(/^1\./);
+    const explorer = await via('/', { Accept: 'text/html' });
+    expect(explorer.status).toBe(200);
+    expect(explorer.body.toString()).toContain('<div id="app">');
+    expect((await via('/healthz')).status).toBe(200);
+  });
+
   it('keeps answering from the other instance when one stops', async () => {
     await a.close();
     const before = b.requests();

@@ -50,6 +50,7 @@ describe('the OPTIMADE default source of a portal', () => {
   it('reads optimade_default from a sources file, and refuses one that is not a name', () => {
     const dir = tempDir('quarry-sources-file-');
     const file = join(dir, 'sources.yaml');
+    writeFileSync(join(dir, 'rich.aiida'), '');
     writeFileSync(file, 'optimade_default: rich\nsources:\n  - archive: rich.aiida\n');
     expect(readSourcesFile(file).optimadeDefault).toBe('rich');
     writeFileSync(file, 'optimade_default: [1]\nsources:\n  - archive: rich.aiida\n');

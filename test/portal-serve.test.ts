@@ -5,10 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallArchive, tempDir } from './helpers.js';
-import { childrenOf, cli, serveProcesses, type Serving } from './support/serving.js';
+import { childrenOf, cli, serveProcesses, until, type Serving } from './support/serving.js';
 
 const COUNT = 300;
 const servers: Serving[] = [];
@@ -37,12 +38,23 @@ const fetchJson = async (port: number, path: string) => {
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 };
 
+/** A GET's JSON on a connection of its own: each may go to the other serving process. */
+const ownConnection = (port: number, path: string) =>
+  new Promise<string>((resolve, reject) => {
+    get(`http://127.0.0.1:${port}${path}`, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+
 describe.skipIf(!existsSync(cli))('quarry serve FOLDER (built CLI)', () => {
   let port: number;
   let pid: number;
+  let serving: Serving;
 
   beforeAll(async () => {
-    const serving = await serveProcesses(folder, 2, ['--watch-interval', '1', '--max-open', '8']);
+    serving = await serveProcesses(folder, 2, ['--watch-interval', '1', '--max-open', '8']);
     servers.push(serving);
     port = serving.port;
     pid = serving.server.pid!;
@@ -151,6 +163,14 @@ describe.skipIf(!existsSync(cli))('quarry serve FOLDER (built CLI)', () => {
         if (status !== 200) await new Promise((r) => setTimeout(r, 200));
       }
       expect(status).toBe(200);
+      // Said once, not once per serving process; and the index says the same whichever process answers.
+      expect(serving.stderr().split('quarry: source added added').length - 1).toBe(1);
+      await new Promise((r) => setTimeout(r, 500));
+      const index = await Promise.all(
+        Array.from({ length: 8 }, () => ownConnection(port, '/sources/?name=added')),
+      );
+      expect(new Set(index).size, index.join('\n')).toBe(1);
+      expect(JSON.parse(index[0]!).sources[0]).toMatchObject({ name: 'added', open: true, nodes: 60 });
 
       const before = (await fetchJson(port, '/set-001/api/v4/nodes/?limit=1&orderby=id')).body;
       // Replaced: another archive under the same name (a new export).
@@ -202,6 +222,37 @@ describe.skipIf(!existsSync(cli))('quarry serve --sources FILE (built CLI)', () 
     expect(again.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(serving.stderr()).toContain('source second added');
   });
+
+  it(
+    'refuses a path that is not there, at start and on SIGHUP, in one line',
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDir('quarry-sources-typo-');
+      copyFileSync(first, join(dir, 'alpha.aiida'));
+      const file = join(dir, 'portal.yaml');
+      writeFileSync(file, 'sources:\n  - archive: alpha.aiida\n  - archive: nonexistent.aiida\n');
+      const refused = spawnSync(
+        process.execPath,
+        [cli, 'serve', '--sources', file, '--processes', '1', '--port', '0', '--cache-dir', tempDir()],
+        { encoding: 'utf8' },
+      );
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toBe(
+        `quarry: ${file}, source 2: ${join(dir, 'nonexistent.aiida')} does not exist\n`,
+      );
+      writeFileSync(file, 'sources:\n  - archive: alpha.aiida\n');
+      const serving = await serveProcesses(`--sources=${file}`, 2);
+      servers.push(serving);
+      writeFileSync(file, 'sources:\n  - archive: alpha.aiida\n  - archive: nonexistent.aiida\n');
+      serving.server.kill('SIGHUP');
+      await until('the refusal', () =>
+        /does not exist; the sources stay as they were/.test(serving.stderr()) ? true : undefined,
+      );
+      expect(serving.stderr()).not.toContain('source nonexistent added');
+      expect((await fetchJson(serving.port, '/alpha/api/v4/nodes/?limit=1')).status).toBe(200);
+      expect((await fetchJson(serving.port, '/nonexistent/api/v4/nodes/?limit=1')).status).toBe(404);
+    },
+  );
 
   it(
     "gives each source its own query_timeout, longer or shorter than the server's",

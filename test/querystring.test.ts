@@ -84,6 +84,18 @@ describe('v4 query-string language', () => {
     expect(error('limit>5').message).toMatch(/only assignment operator/);
   });
 
+  it("reads an unquoted profile as the source's name it is, dots and all", () => {
+    expect(parse('profile=export_0.13_simple&limit=2')).toMatchObject({
+      profile: 'export_0.13_simple',
+      limit: 2,
+    });
+    expect(parse('id>3&profile=arithmetic.add').profile).toBe('arithmetic.add');
+    expect(parse('id>3&profile=arithmetic.add').filters).toEqual(parse('id>3').filters);
+    expect(parse('profile="arithmetic.add"').profile).toBe('arithmetic.add');
+    expect(parse('profile=arithmetic%2Eadd').profile).toBe('arithmetic.add');
+    expect(error('profile=a.b&profile=c').message).toMatch(/profile more than once/);
+  });
+
   it('percent-decodes like Python unquote', () => {
     expect(unquote('a%20b%ZZ%22')).toBe('a b%ZZ"');
     expect(unquote('%C3%BC')).toBe('ü');

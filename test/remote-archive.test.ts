@@ -175,7 +175,7 @@ describe.skipIf(!withNginx)('archives at http URLs (nginx)', () => {
         encoding: 'utf8',
       });
       expect(prepared.status, prepared.stderr).toBe(0);
-      expect(prepared.stderr).toContain('1 of 1 archives ready');
+      expect(prepared.stderr).toContain('1 of 1 archive ready');
       const copies = async () =>
         (await readdir(join(cacheDir, 'archives'))).filter((n) => n.endsWith('.sqlite3'));
       expect(await copies()).toHaveLength(1);

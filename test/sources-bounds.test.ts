@@ -223,6 +223,8 @@ describe('a sources file that is not a file of sources', () => {
   const file = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);
+    // The archives the files name are there: a missing one is refused first.
+    for (const archive of ['a.aiida', 'b.aiida']) writeFileSync(join(dir, archive), '');
     return path;
   };
 

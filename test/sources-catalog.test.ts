@@ -236,6 +236,10 @@ describe('folders and sources files', () => {
   it('reads a YAML sources file, and refuses a mistake naming the entry', () => {
     const dir = tempDir('quarry-yaml-');
     const file = join(dir, 'portal.yaml');
+    mkdirSync(join(dir, 'data'));
+    mkdirSync(join(dir, 'more'));
+    writeFileSync(join(dir, 'data', 'mc3d.aiida'), '');
+    writeFileSync(join(dir, 'a.aiida'), '');
     writeFileSync(
       file,
       [
@@ -277,5 +281,11 @@ describe('folders and sources files', () => {
       /query_timeout must be a number of seconds above 0/,
     );
     expect(bad('sources: [')).toThrow(/is not valid YAML/);
+    // A path that is not there is a typo, said at once, not a source added whose every request fails.
+    expect(bad('sources:\n  - archive: a.aiida\n  - archive: data/mc3.aiida')).toThrow(
+      new RegExp(`source 2: ${join(dir, 'data/mc3.aiida')} does not exist$`),
+    );
+    expect(bad('sources:\n  - folder: mroe')).toThrow(/source 1: .*mroe does not exist/);
+    expect(bad('sources:\n  - sqlite_dos: more')).toThrow(/source 1: .*more is not a core.sqlite_dos folder/);
   });
 });

@@ -20,6 +20,27 @@ export function postgresBin(): string | undefined {
   return candidates.find((dir) => dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
 }
 
+/** The longest path of a Unix socket (`sun_path`, 108 bytes with its terminating zero). */
+const SOCKET_PATH_MAX = 107;
+/** A cluster folder's name and its socket's within it: `quarry-pg-XXXXXX/.s.PGSQL.NNNNN`. */
+const SOCKET_TAIL = '/quarry-pg-XXXXXX/.s.PGSQL.65535'.length;
+
+/**
+ * The folder to make a cluster's folder in: TMPDIR, unless the cluster's socket path would be too long there or
+ * (run as root) the postgres user cannot enter it, as in a private TMPDIR that `mktemp -d` made; then /tmp.
+ */
+export function clusterParent(asRoot: boolean): string {
+  const usable = (folder: string) =>
+    folder.length + SOCKET_TAIL <= SOCKET_PATH_MAX &&
+    (!asRoot || spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', folder]).status === 0);
+  const folder = [tmpdir(), '/tmp'].find(usable);
+  if (folder === undefined)
+    throw new Error(
+      `PostgreSQL's test clusters need a folder the postgres user can enter; ${tmpdir()} and /tmp are not`,
+    );
+  return folder;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -67,11 +88,11 @@ export interface ClusterOptions {
 export async function startCluster({ standbyOf, settings = {} }: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed; .ci/run installs it (apt-get install postgresql)');
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-pg-'));
-  const data = join(dir, 'data');
-  const port = await freePort();
   // initdb refuses to run as root; the Debian package's postgres user owns the cluster then.
   const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(clusterParent(asRoot), 'quarry-pg-'));
+  const data = join(dir, 'data');
+  const port = await freePort();
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));

@@ -1,4 +1,5 @@
-/** The line that says what is served where. */
+/** The lines that say what is served where. */
+import { defaultCacheDir } from '../storage/cache-dir.js';
 import type { ServeOptions } from './serve.js';
 
 export function announce(names: string[], options: ServeOptions, port: number, processes: number) {
@@ -11,10 +12,14 @@ export function announce(names: string[], options: ServeOptions, port: number, p
     `quarry: serving ${shownNames(names)} at http://${shown}:${port}${options.prefix}/${on}${published}\n`,
   );
   // The API's prefix is `/` (empty): the API keeps every path and no explorer is served (src/ops/ui.ts).
+  const root = options.publicUrl === undefined ? `http://${shown}:${port}` : options.publicUrl;
   if (options.ui !== false && options.prefix.replace(/\/+$/, '') !== '') {
-    const page = options.publicUrl === undefined ? `http://${shown}:${port}/` : `${options.publicUrl}/`;
-    process.stderr.write(`quarry: explorer at ${page}\n`);
+    process.stderr.write(`quarry: explorer at ${root}/\n`);
   }
+  process.stderr.write(
+    `quarry: API documentation at ${root}/docs, OPTIMADE at ${root}/optimade/v1, health at ${root}/healthz\n`,
+  );
+  process.stderr.write(`quarry: cache folder ${options.cacheDir ?? defaultCacheDir()}\n`);
 }
 
 /** A portal's thousand names are not one line: the first few and how many in all. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `quarry` command. */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_MAX_ROWS } from '../http/context.js';
@@ -49,7 +50,7 @@ const program = new Command('quarry')
   .version(quarryVersion(), '-V, --version', "print Quarry's version");
 
 program
-  .command('serve', { isDefault: true })
+  .command('serve')
   .description('serve AiiDA data: archives, live profiles (the generated demo archive when none is given)')
   .argument(
     '[sources...]',
@@ -94,8 +95,11 @@ program
   )
   .option('--replicas-only', 'send reads to the replicas only (the primary answers while none is up)')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
-  .option('--hostname <host>', 'alias of --host, as in `verdi restapi`')
-  .option('-p, --port <port>', 'port to listen on', integer('port'), 5000)
+  .option('-H, --hostname <host>', 'alias of --host, as in `verdi restapi`')
+  .option('-P, --port <port>', 'port to listen on (-P as in `verdi restapi`, or -p)', integer('port'), 5000)
+  .addOption(new Option('-p <port>').argParser(integer('port')).hideHelp())
+  // Not options of Quarry's, but asked for: each is answered with what to do instead.
+  .addOption(new Option('--cors').hideHelp())
   .option('--prefix <prefix>', 'URL prefix of the API', '/api/v4')
   .option('--no-posting', 'turn off POST /querybuilder/')
   .option('--no-ui', 'do not serve the web explorer at /')
@@ -184,14 +188,25 @@ program
     10,
   )
   // Which source each --replica belongs to is a matter of order on the command line, which commander forgets.
-  .action((sources: string[], options: ServeOptions) =>
-    runServe(sources, { ...options, replicasOf: replicasBySource(process.argv.slice(2)) }),
-  );
+  .action((sources: string[], { p, cors, ...options }: ServeOptions & { p?: number; cors?: boolean }) => {
+    if (cors)
+      throw new CliError(
+        'there is no --cors: every answer already carries Access-Control-Allow-Origin: * (docs/api.md)',
+      );
+    return runServe(sources, {
+      ...options,
+      port: p ?? options.port,
+      replicasOf: replicasBySource(process.argv.slice(2)),
+    });
+  });
 
 program
   .command('prepare')
   .description('extract the databases of the archives a portal serves ahead, so that it starts warm')
-  .argument('[folders...]', 'folders of .aiida archives (searched recursively), or https:// URLs of archives')
+  .argument(
+    '[folders...]',
+    'folders of .aiida archives (searched recursively), .aiida files, or https:// URLs of archives',
+  )
   .option('--sources <file>', 'the YAML sources file of quarry serve --sources')
   .option('--cache-dir <dir>', 'the cache folder quarry serve uses')
   .option('--jobs <n>', 'archives extracted at once (default: the cores)', integer('jobs'))
@@ -220,6 +235,43 @@ program
   .action(async (options: Parameters<typeof import('./generate.js').runGenerate>[0]) =>
     (await import('./generate.js')).runGenerate(options),
   );
+
+program.addHelpText(
+  'after',
+  '\n`quarry serve` with no source serves a demo archive (generated on its first run), as `npm start` does.',
+);
+
+// A word that is no command: a command misspelt, or a source given without `serve`.
+program.on('command:*', ([word]: string[]) => {
+  const commands = program.commands.map((c) => c.name());
+  const near = commands.find((name) => editDistance(name, word ?? '') <= 2);
+  const hint =
+    near !== undefined
+      ? `did you mean \`quarry ${near}\`?`
+      : existsSync(word ?? '') || /[./:]/.test(word ?? '')
+        ? `to serve it: quarry serve ${word}`
+        : `the commands: ${commands.join(', ')} (quarry --help)`;
+  process.stderr.write(`quarry: '${word}' is not a command; ${hint}\n`);
+  process.exit(1);
+});
+
+/** Levenshtein distance, for the suggestion of a command. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+// `quarry` alone prints what it does (it used to start a server on port 5000, unasked).
+if (process.argv.length <= 2) {
+  program.outputHelp();
+  process.exit(0);
+}
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof CliError || !process.env.QUARRY_DEBUG) {

@@ -1,11 +1,13 @@
 /**
- * `quarry prepare FOLDER... | --sources FILE`: extract every archive's database into the cache folder ahead
+ * `quarry prepare FOLDER|FILE... | --sources FILE`: extract every archive's database into the cache folder ahead
  * (an archive at a URL: its database fetched from its server),
  * several at a time, with a progress bar, so that a portal starts warm (its first requests open databases that
  * are there already). Safe beside a running server or another `prepare` on the same cache folder: each
  * archive is extracted once (src/storage/archive/extract-lock.ts), with its search index (src/search/).
  */
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { scanFolders } from '../sources/discover.js';
 import { isRemoteArchive, remoteSpec } from '../sources/remote.js';
 import { readSourcesFile } from '../sources/sources-file.js';
@@ -22,10 +24,17 @@ export interface PrepareOptions {
   jobs?: number;
 }
 
+const archivesOf = (n: number) => `${n} archive${n === 1 ? '' : 's'}`;
+
 export async function runPrepare(folders: string[], options: PrepareOptions) {
   const urls = folders.filter((f) => isRemoteArchive(f));
+  const local = folders.filter((f) => !urls.includes(f));
+  const missing = local.find((f) => !existsSync(f));
+  if (missing !== undefined) throw new CliError(`${missing}: no such file or folder`);
+  // An archive named itself is prepared as it is; folders are searched for archives.
+  const files = local.filter((f) => statSync(f).isFile()).map((f) => resolve(f));
   const specs: PortalSpec[] = [
-    ...scanFolders(folders.filter((f) => !urls.includes(f))),
+    ...scanFolders(local.filter((f) => !statSync(f).isFile())),
     ...urls.map((url) => remoteSpec(url)),
   ];
   if (options.sources !== undefined) {
@@ -37,14 +46,14 @@ export async function runPrepare(folders: string[], options: PrepareOptions) {
     }
     specs.push(...read.specs, ...read.folders.flatMap(({ folder }) => scanFolders([folder])));
   }
-  const archives = [...new Set(specs.filter((s) => s.kind === 'archive').map((s) => s.path!))];
+  const archives = [...new Set([...files, ...specs.filter((s) => s.kind === 'archive').map((s) => s.path!)])];
   if (archives.length === 0) {
     throw new CliError('no .aiida archive to prepare: name folders that hold archives, or a --sources file');
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   indexEveryCopy();
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
-  const display = progressDisplay(`preparing ${archives.length} archives`, 'archives', { showAfterMs: 0 });
+  const display = progressDisplay(`preparing ${archivesOf(archives.length)}`, 'archives', { showAfterMs: 0 });
   const failures: string[] = [];
   let done = 0;
   const work = [...archives];
@@ -65,8 +74,8 @@ export async function runPrepare(folders: string[], options: PrepareOptions) {
   display.stop();
   for (const failure of failures) process.stderr.write(`quarry: ${failure}\n`);
   process.stderr.write(
-    `quarry: ${archives.length - failures.length} of ${archives.length} archives ready in ${cacheDir}\n`,
+    `quarry: ${archives.length - failures.length} of ${archivesOf(archives.length)} ready in ${cacheDir}\n`,
   );
   if (failures.length > 0)
-    throw new CliError(`${failures.length} archives could not be prepared (see above)`);
+    throw new CliError(`${archivesOf(failures.length)} could not be prepared (see above)`);
 }

@@ -31,11 +31,43 @@ export function reportServing(names: string[]): void {
   process.send?.({ quarryServing: names });
 }
 
-/** What a serving process tells its supervisor while it starts. */
+/**
+ * A line every serving process says alike (a portal's source added, removed or replaced: each process sees the
+ * change): the supervisor writes it once. Without a supervisor it is written here.
+ */
+export function sayForAll(line: string): void {
+  if (isServingProcess() && process.send) process.send({ quarryLine: line });
+  else process.stderr.write(`quarry: ${line}\n`);
+}
+
+/** What a serving process tells its supervisor. */
 interface ServingMessage {
   quarryStartFailure?: string;
   quarryOpened?: boolean;
   quarryServing?: string[];
+  quarryLine?: string;
+}
+
+/** How long the supervisor waits for the other processes' copies of a line before it would say it again. */
+const SAID_FOR_ALL_MS = 60_000;
+
+/**
+ * Says each line of sayForAll() once: the first process's copy is written, and the others' copies, one from each
+ * living process, are swallowed; a process that dies before sending its copy holds the line back a minute at most.
+ */
+function onceForAll(living: () => number): (line: string) => void {
+  const pending = new Map<string, { copies: number; since: number }>();
+  return (line) => {
+    const now = Date.now();
+    const seen = pending.get(line);
+    if (seen === undefined || now - seen.since > SAID_FOR_ALL_MS) {
+      process.stderr.write(`quarry: ${line}\n`);
+      if (living() > 1) pending.set(line, { copies: 1, since: now });
+      else pending.delete(line);
+      return;
+    }
+    if (++seen.copies >= living()) pending.delete(line);
+  };
 }
 
 /**
@@ -140,6 +172,8 @@ export function superviseProcesses(
     let stopping = false;
     let othersForked = false;
     const failures: string[] = [];
+    const living = () => (Object.values(cluster.workers ?? {}) as Worker[]).filter((w) => !w.isDead()).length;
+    const sayOnce = onceForAll(living);
 
     // Ready once every process listens and the first has said what it serves (two messages, either order).
     const resolveWhenReady = () => {
@@ -167,6 +201,7 @@ export function superviseProcesses(
       worker.on('message', (m: ServingMessage) => {
         if (isMetricsMessage(m)) onMetricsMessage(worker, m);
         if (typeof m?.quarryStartFailure === 'string') failures.push(m.quarryStartFailure);
+        if (typeof m?.quarryLine === 'string') sayOnce(m.quarryLine);
         if (m?.quarryOpened === true) forkOthers();
         if (Array.isArray(m?.quarryServing)) {
           names = m.quarryServing;

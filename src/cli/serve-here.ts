@@ -13,8 +13,9 @@ import { isRemote } from '../storage/archive/remote.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
 import { announce } from './announce.js';
+import { listenFailure } from './port-check.js';
 import { CliError } from './errors.js';
-import { exitWithStartFailure, reportOpened, reportServing } from './processes.js';
+import { exitWithStartFailure, reportOpened, reportServing, sayForAll } from './processes.js';
 import { extractionProgress } from './progress.js';
 import { shutDownOnSignals } from './shutdown.js';
 import { SERVING_RUN, type ServeOptions } from './serve.js';
@@ -49,11 +50,13 @@ function storageSettings(options: ServeOptions) {
     queryMemoryMb: options.queryMemory,
     replicasOnly: options.replicasOnly,
     onIdleError: (error: Error) => process.stderr.write(`quarry: database session lost: ${error.message}\n`),
-    onServerChange: (server: string, up: boolean, problem?: string) =>
+    onServerChange: (server: string, up: boolean, problem?: string, upNow = 0) =>
       process.stderr.write(
         up
           ? `quarry: database server ${server} answers again; reads go to it\n`
-          : `quarry: database server ${server} is out (${problem}); reads go to the others\n`,
+          : upNow > 0
+            ? `quarry: database server ${server} is out (${problem}); reads go to the others\n`
+            : `quarry: database server ${server} is out (${problem}); its requests answer 503 until it is back\n`,
       ),
   };
 }
@@ -174,7 +177,7 @@ async function serve(files: string[], options: ServeOptions, supervised: boolean
     await app.listen({ host, port: options.port });
   } catch (error) {
     await (portal === undefined ? Promise.all(backends.map((b) => b.close())) : portal.close());
-    throw new CliError(`cannot listen on ${host}:${options.port}: ${(error as Error).message}`);
+    throw new CliError(listenFailure(host, options.port, error as NodeJS.ErrnoException));
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -221,6 +224,7 @@ async function startPortal(
     { reservedNames },
     { SourcesFileError },
     { remoteSpec },
+    { SharedFacts },
   ] = await Promise.all([
     import('../sources/catalog.js'),
     import('../sources/open.js'),
@@ -228,6 +232,7 @@ async function startPortal(
     import('../sources/names.js'),
     import('../sources/sources-file.js'),
     import('../sources/remote.js'),
+    import('../sources/shared-facts.js'),
   ]);
   const say = (line: string) => process.stderr.write(`quarry: ${line}\n`);
   // Every SQLite source of the portal runs its queries on these few processes, whatever the number of sources.
@@ -244,6 +249,10 @@ async function startPortal(
   });
   const catalog = new SourceCatalog(opener, {
     maxOpen: options.maxOpen,
+    facts: new SharedFacts(
+      join(storageSettings(options).cacheDir, 'source-facts'),
+      process.env[SERVING_RUN] ?? randomUUID(),
+    ),
     onEvent: (event) => {
       if (event.type === 'failed') say(`source ${event.name} cannot be opened: ${event.error.message}`);
       else if (event.type === 'replaced') say(`source ${event.name} was replaced at its origin; served anew`);
@@ -263,7 +272,8 @@ async function startPortal(
     sourcesFile: options.sources,
     reserved: reservedNames(options.prefix),
     taken: backends.map((b) => b.name),
-    log: say,
+    // Every serving process sees the same changes: each is said once, by the supervisor.
+    log: sayForAll,
   });
   try {
     await watcher.start();

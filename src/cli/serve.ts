@@ -7,6 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from '../storage/cache-dir.js';
 import { announce } from './announce.js';
+import { stopWithNpm } from './parent-watch.js';
+import { refuseUnusablePort } from './port-check.js';
 import { isServingProcess, superviseProcesses } from './processes.js';
 
 export interface ServeOptions {
@@ -71,6 +73,8 @@ export async function runServe(files: string[], options: ServeOptions) {
     const { serveInThisProcess } = await import('./serve-here.js');
     return serveInThisProcess(JSON.parse(process.env[SOURCES] ?? '[]'), options, true);
   }
+  stopWithNpm();
+  await refuseUnusablePort(options.hostname ?? options.host, options.port);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const profiles = options.profile ?? [];
   if (files.length === 0 && profiles.length === 0 && options.sources === undefined) {

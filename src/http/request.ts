@@ -167,9 +167,13 @@ export function selectBackend(ctx: AppContext, request: FastifyRequest, profile:
       retryAfter: 1,
     });
   }
+  throw unknownProfile(ctx, profile);
+}
+
+function unknownProfile(ctx: AppContext, profile: unknown): HttpError {
   const names = ctx.catalog.names().join(', ');
   // The reference answers a refused profile with X-Total-Count: 0, like an empty result.
-  throw new HttpError(
+  return new HttpError(
     400,
     `unknown profile ${JSON.stringify(String(profile))}; this server serves: ${names}`,
     {},
@@ -212,7 +216,15 @@ export function registerSourceLeases(app: FastifyInstance, ctx: AppContext) {
       return;
     }
     if (!readsSource(request.routeOptions.url)) return done();
-    const name = mountOf(request.raw)?.name ?? profileOf(request) ?? defaultSource(ctx, request);
+    const profile = profileOf(request);
+    // Refused on every path of the API, those that read no source too (the root listing, /server/endpoints/).
+    if (
+      profile !== undefined &&
+      !ctx.catalog.has(profile) &&
+      isApiRoute(ctx.prefix, request.routeOptions.url)
+    )
+      return done(unknownProfile(ctx, profile));
+    const name = mountOf(request.raw)?.name ?? profile ?? defaultSource(ctx, request);
     if (name === undefined) {
       reply.code(404).send({ message: 'no source is served yet; GET /sources/ lists the sources served' });
       return;

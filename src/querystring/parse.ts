@@ -127,7 +127,7 @@ function describe(e: PeggyParser.Expectation): string {
 }
 
 export function parseQueryString(raw: string): ParsedQueryString {
-  const input = unquote(raw);
+  const { rest: input, profile } = liftProfile(unquote(raw));
   let fields: RawField[];
   try {
     fields = parseFields(input, { makeDatetime, makeNumber }) as RawField[];
@@ -136,7 +136,26 @@ export function parseQueryString(raw: string): ParsedQueryString {
     if (error instanceof FieldSyntaxError) throw syntaxError(error as PeggyParser.SyntaxError, input);
     throw error;
   }
-  return buildParameters(fields.filter((f) => f.key !== '_'));
+  const parameters = buildParameters(fields.filter((f) => f.key !== '_'));
+  if (profile !== undefined) parameters.profile = profile;
+  return parameters;
+}
+
+/**
+ * `profile=NAME` with NAME unquoted, taken as the text it is. `profile` is Quarry's own key (aiida-core's API has
+ * none), and it names a source: names such as `export_0.13_simple` or `arithmetic.add` are no value of the
+ * language unquoted, so they were refused or, where only the source was looked for, not seen. A quoted name is
+ * read as any string, and `profile` given twice is refused as any reserved key is.
+ */
+function liftProfile(input: string): { rest: string; profile?: string } {
+  const fields = input.split('&');
+  const at = fields.flatMap((field, i) => (field.startsWith('profile=') ? [i] : []));
+  if (at.length > 1) throw new QueryStringError('You cannot specify profile more than once');
+  if (at.length === 0) return { rest: input };
+  const value = fields[at[0]!]!.slice('profile='.length);
+  if (value === '' || value.startsWith('"')) return { rest: input };
+  fields.splice(at[0]!, 1);
+  return { rest: fields.join('&'), profile: value };
 }
 
 /** The reference's build_translator_parameters: reserved keys once and with "=", the rest become filters. */

@@ -7,6 +7,7 @@
 import { fileBudget as processFileBudget, type FileBudget } from '../storage/file-budget.js';
 import type { StorageBackend } from '../storage/types.js';
 import { filesOf, newEntry, type Entry } from './catalog-entry.js';
+import type { SharedFacts } from './shared-facts.js';
 import { named, openingRefused, SourceOpenFailedError } from './refusals.js';
 
 export { SourceOpenFailedError } from './refusals.js';
@@ -44,7 +45,10 @@ export interface SourceInfo {
   name: string;
   kind: SourceKind;
   origin: string;
+  /** Open in this process now. */
   open: boolean;
+  /** Opened by this server (any of its serving processes) since it started: the same in every process. */
+  opened: boolean;
   nodes: number | null;
   aiidaVersion: string | null;
   /** An archive's export version (an AiiDA 1.x archive's original one, such as 0.13), once opened. */
@@ -66,6 +70,8 @@ export interface CatalogOptions {
   dynamic?: boolean;
   /** The open-file budget the open sources take their files from (default: the process's). */
   files?: FileBudget;
+  /** What the index says of each source, shared with the server's other serving processes (shared-facts.ts). */
+  facts?: SharedFacts;
 }
 
 export type CatalogEvent =
@@ -291,7 +297,14 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
       };
       this.files.add(entry.holder);
       this.options.onEvent?.({ type: 'opened', name: entry.spec.name, ms: performance.now() - started });
-      void this.countNodes(entry, backend);
+      void this.countNodes(entry, backend).then(() =>
+        this.options.facts?.write(entry.spec, {
+          nodes: entry.nodes,
+          aiidaVersion: entry.aiidaVersion,
+          exportVersion: entry.exportVersion,
+          kind: backend.kind,
+        }),
+      );
       this.makeRoom();
       return backend;
     } catch (error) {
@@ -388,14 +401,24 @@ export class SourceCatalog<S extends SourceSpec = SourceSpec> {
     const out: SourceInfo[] = [];
     for (const entry of this.entries.values()) {
       if (needle !== undefined && !entry.spec.name.toLowerCase().includes(needle)) continue;
+      const known = entry.kind !== undefined || entry.pinned;
+      // Not opened here: what another serving process of this server learnt of it, if one opened it.
+      const shared = known ? undefined : this.options.facts?.read(entry.spec);
+      if (shared?.thisRun === true) {
+        entry.kind = shared.kind;
+        entry.nodes ??= shared.nodes;
+        entry.aiidaVersion ??= shared.aiidaVersion;
+        entry.exportVersion ??= shared.exportVersion;
+      }
       out.push({
         name: entry.spec.name,
-        kind: entry.kind ?? entry.spec.kind,
+        kind: entry.kind ?? shared?.kind ?? entry.spec.kind,
         origin: entry.spec.origin,
         open: entry.backend !== undefined,
-        nodes: entry.nodes,
-        aiidaVersion: entry.aiidaVersion,
-        exportVersion: entry.exportVersion,
+        opened: known || shared?.thisRun === true,
+        nodes: entry.nodes ?? shared?.nodes ?? null,
+        aiidaVersion: entry.aiidaVersion ?? shared?.aiidaVersion ?? null,
+        exportVersion: entry.exportVersion ?? shared?.exportVersion ?? null,
       });
     }
     return out;

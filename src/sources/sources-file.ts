@@ -21,7 +21,7 @@
  * (a FIFO would hang the reading, /dev/zero never end); src/sources/sources-file-reader.ts reads it off the
  * serving thread.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { fileVersion } from './discover.js';
@@ -196,20 +196,24 @@ function specsOf(
         throw new SourcesFileError(
           `${where}: a folder's sources are named by their files; name is not a setting of folder`,
         );
-      return { folder: resolve(base, value), ...common };
+      return { folder: existing(resolve(base, value), where), ...common };
     }
     case 'archive':
     case 'sqlite_dos': {
       if (kind === 'archive' && isRemoteArchive(value)) return [remoteSpec(value, name, common.queryTimeout)];
-      const path = resolve(base, value);
+      const path = existing(resolve(base, value), where);
       const probe = kind === 'archive' ? path : `${path}/database.sqlite`;
+      if (!existsSync(probe))
+        throw new SourcesFileError(
+          `${where}: ${path} is not a core.sqlite_dos folder (it has no database.sqlite)`,
+        );
       return [
         {
           name: name ?? nameFrom(path),
           kind: kind === 'archive' ? 'archive' : 'sqlite-profile',
           origin: path,
           path,
-          // A file that is missing now is an error of its first request, not of the whole portal.
+          // A file removed after the file was read is an error of its first request, not of the whole portal.
           version: `${fileVersion(probe) ?? 'missing'}:${common.queryTimeout ?? ''}`,
           ...common,
         },
@@ -254,6 +258,15 @@ function specsOf(
         },
       ];
   }
+}
+
+/**
+ * A path the file names must be there when the file is read (at the start, on SIGHUP): a typo would otherwise be
+ * a source "added" whose every request says it cannot be opened.
+ */
+function existing(path: string, where: string): string {
+  if (!existsSync(path)) throw new SourcesFileError(`${where}: ${path} does not exist`);
+  return path;
 }
 
 /** A URL without its password, for the index and messages. */

@@ -17,7 +17,7 @@ export interface ProfileOptions extends QuerySettings {
   /** Reads to the replicas only, while one is up. */
   replicasOnly?: boolean;
   /** Told when a database server of a source is taken out or put back. */
-  onServerChange?: (server: string, up: boolean, problem?: string) => void;
+  onServerChange?: (server: string, up: boolean, problem?: string, upNow?: number) => void;
   /** Where Quarry keeps what it derives: a PostgreSQL source's summaries go to its `summaries/` folder. */
   cacheDir?: string;
 }

@@ -22,6 +22,7 @@ const npm = (args: string[], cwd: string) =>
 describe('the npm package', () => {
   let installed = '';
   let serving: Serving | undefined;
+  let installLog = '';
 
   beforeAll(async () => {
     const packed = tempDir('quarry-pack-');
@@ -30,8 +31,18 @@ describe('the npm package', () => {
     expect(tarball, 'npm pack wrote no quarry-*.tgz').toBeDefined();
     installed = tempDir('quarry-install-');
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'user', private: true }));
-    await npm(['install', join(packed, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], installed);
+    const install = await npm(
+      ['install', join(packed, tarball!), '--no-audit', '--no-fund', '--prefer-offline'],
+      installed,
+    );
+    installLog = install.stdout + install.stderr;
   }, 900_000);
+
+  it('installs on this Node without engine warnings, and nothing that calls out at install', () => {
+    expect(installLog).not.toMatch(/EBADENGINE/);
+    // @scarf/scarf (once swagger-ui-dist's) sends install-time analytics.
+    expect(existsSync(join(installed, 'node_modules/@scarf'))).toBe(false);
+  });
 
   afterAll(async () => {
     if (serving && serving.server.exitCode === null) {

@@ -10,6 +10,7 @@
  * even if the file's own hooks never ran or timed out, and killed when closing takes too long.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { atFileEnd, tempDir } from './temp.js';
@@ -31,17 +32,17 @@ export async function launchChromium(
   options: { executablePath?: string; args?: string[]; closeWaitMs?: number } = {},
 ): Promise<Browser> {
   const wait = options.closeWaitMs ?? CLOSE_WAIT_MS;
-  const owned = tempDir('quarry-chromium-');
-  const browserTmp = join(owned, 'tmp');
+  const owned = tempDir('qc-', shortParent());
+  const browserTmp = join(owned, 't');
   mkdirSync(browserTmp);
-  mkdirSync(join(owned, 'artifacts'));
+  mkdirSync(join(owned, 'a'));
   // A persistent context is the launch that takes a profile folder (`--user-data-dir`) of ours; its browser makes
   // the tests' own contexts as any launched browser does.
-  const launching = chromium.launchPersistentContext(join(owned, 'profile'), {
+  const launching = chromium.launchPersistentContext(join(owned, 'p'), {
     executablePath: options.executablePath ?? CHROMIUM,
     args: options.args ?? [],
     env: { ...process.env, TMPDIR: browserTmp },
-    artifactsDir: join(owned, 'artifacts'),
+    artifactsDir: join(owned, 'a'),
     timeout: 60_000,
   });
   let closed: Promise<void> | undefined;
@@ -56,6 +57,18 @@ export async function launchChromium(
   // If the file's tests end before the launch does (its beforeAll timed out), the browser still goes.
   atFileEnd(async () => (await ready.catch(() => undefined))?.close());
   return ready;
+}
+
+/** The longest path of a Unix socket (`sun_path`, 108 bytes with its terminating zero). */
+const SOCKET_PATH_MAX = 107;
+/** What Chromium adds to its TMPDIR for its singleton socket, below our `qc-XXXXXX/t`. */
+const SOCKET_TAIL = '/qc-XXXXXX/t/.org.chromium.Chromium.XXXXXX/SingletonSocket'.length;
+
+/**
+ * TMPDIR, unless Chromium's socket would not fit below it (it then dies on "Socket path too long"); /tmp then.
+ */
+function shortParent(): string {
+  return tmpdir().length + SOCKET_TAIL <= SOCKET_PATH_MAX ? tmpdir() : '/tmp';
 }
 
 async function closeOrKill(close: () => Promise<void>, browserTmp: string, wait: number): Promise<void> {

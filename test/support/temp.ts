@@ -9,8 +9,9 @@ import { join } from 'node:path';
 const made = new Set<string>();
 const closers: (() => Promise<void>)[] = [];
 
-export function tempDir(prefix = 'quarry-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** `parent`: where to make it, TMPDIR unless told (a shorter path for a socket below it). */
+export function tempDir(prefix = 'quarry-test-', parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, prefix));
   made.add(dir);
   return dir;
 }

@@ -1,7 +1,7 @@
 /**
  * `GET /sources/`: the sources served, for people and for the explorer's home, paged and filtered by name
  * (`?name=substring&page=N&perpage=K`) so that thousands stay cheap to list. Nothing is opened to answer:
- * what is not known of a closed source (its node count, its AiiDA version) is null.
+ * what is not known of a source no serving process opened yet (its node count, its AiiDA version) is null.
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../rest/errors.js';
@@ -64,7 +64,8 @@ export function registerSourceIndex(app: FastifyInstance, ctx: AppContext) {
           nodes: s.nodes,
           aiida_version: s.aiidaVersion,
           export_version: s.exportVersion,
-          open: s.open,
+          // Whether this server opened it since it started, whichever serving process answers (shared-facts.ts).
+          open: s.opened,
         })),
         total: all.length,
         page,

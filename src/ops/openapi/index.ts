@@ -1,14 +1,13 @@
 /**
- * The OpenAPI document at `<prefix>/openapi.json` and the page that renders it at `/docs` (assets under
- * `/docs/assets/`). Neither is an endpoint of the v4 API: the root listing does not name them, and requests to
+ * The OpenAPI document at `<prefix>/openapi.json` and the page that renders it at `/docs` (its script at
+ * `/docs/try.js`). Neither is an endpoint of the v4 API: the root listing does not name them, and requests to
  * the API's paths never reach these routes. The document is built and serialised once per app, when it is
  * first asked for: a serving process that is never asked loads none of its modules.
  */
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../http/context.js';
 import { quarryVersion } from '../../util/version.js';
-import { ASSETS, docsPage, initScript, swaggerUiFolder } from './docs-page.js';
+import { docsPage, TRY_SCRIPT } from './docs-page.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -33,24 +32,20 @@ export function registerOpenApi(app: FastifyInstance, ctx: AppContext): void {
       ),
     ));
   const base = basePath(ctx.origin.publicBase);
-  const page = docsPage(base, 'AiiDA REST API v4 (Quarry)');
-  const init = initScript(`${base}${ctx.prefix}/openapi.json`);
+  let page: Promise<string> | undefined;
+  const docsHtml = () =>
+    (page ??= documentJson().then((text) =>
+      docsPage(base, `${base}${ctx.prefix}/openapi.json`, JSON.parse(text) as Record<string, unknown>),
+    ));
 
   app.get(`${ctx.prefix}/openapi.json`, async (_request, reply) =>
     reply.type(JSON_TYPE).send(await documentJson()),
   );
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get('/docs/init.js', async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').send(init),
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(await docsHtml()));
+  app.get('/docs/try.js', async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(TRY_SCRIPT),
   );
-  const allowed = new Set(ASSETS.map((name) => `/${name}`));
-  app.register(fastifyStatic, {
-    root: swaggerUiFolder(),
-    prefix: '/docs/assets/',
-    decorateReply: false,
-    index: false,
-    // Only the files the page uses; the package's own index.html would load the Petstore example.
-    allowedPath: (path) => allowed.has(path),
-    maxAge: '1d',
-  });
 }

@@ -75,6 +75,13 @@ async function schemaRevision(db: PostgresServers, url: string, servers: number)
     }
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
+    // node-postgres's words when the server asks for a password and none was given (SCRAM or md5).
+    if (/client password must be a string|no password supplied/i.test(message ?? '')) {
+      throw new StorageOpenError(
+        `${where} asks for a password: set PGPASSWORD or put the password in the URL (postgres://user:PASSWORD@host/db)`,
+        { cause: error },
+      );
+    }
     if (/alembic_version/.test(message ?? '')) {
       throw new StorageOpenError(`${where} is not an AiiDA database (it has no alembic_version table)`);
     }

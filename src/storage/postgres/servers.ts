@@ -21,8 +21,8 @@ export interface ServersOptions {
   replicasOnly?: boolean;
   /** How often a server that is out is tried again, in milliseconds (default 1 s). */
   retryMs?: number;
-  /** Told when a server is taken out or put back, for the server's log. */
-  onChange?: (server: string, up: boolean, problem?: string) => void;
+  /** Told when a server is taken out or put back, for the server's log, with how many servers are up then. */
+  onChange?: (server: string, up: boolean, problem?: string, upNow?: number) => void;
 }
 
 interface Server {
@@ -128,7 +128,8 @@ export class PostgresServers implements Database {
     server.problem = error.message;
     if (!server.up) return;
     server.up = false;
-    this.options.onChange?.(server.db.where, false, error.message);
+    const upNow = this.servers.filter((s) => s.up).length;
+    this.options.onChange?.(server.db.where, false, error.message, upNow);
     server.retry = setInterval(() => void this.tryAgain(server), this.options.retryMs ?? 1_000);
     server.retry.unref();
   }
