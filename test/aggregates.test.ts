@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { creationStatistics, typeCounts } from '../src/storage/aggregates.js';
 import type { Database } from '../src/storage/types.js';
-import { ARCHIVE_TABLES } from '../src/generate/schema.js';
+import { ARCHIVE_TABLES } from '../src/domain/sqlite-zip-schema.js';
 import { tempDir } from './helpers.js';
 
 /** A nodes table with the awkward cases: NULL and '' process types, and a data node with a process type. */

@@ -3,9 +3,7 @@
  * conversion without aiida-core's files: each container (zip, tar.gz, folder) is served, converted once, and
  * every kind of bad input is refused in one line or served with a warning, never a crash or a hang.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { SourceCatalog } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
 import { sourceOpener } from '../src/sources/open.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
+import { faultyServer } from './support/faulty-server.js';
 import { legacyDir, legacyPresent, legacySkipLine } from './support/legacy-corpus.js';
 import { tinyEntries, tinyExport, UUID, writeLegacyTarGz, writeLegacyZip } from './support/legacy-files.js';
 import { nginxForTests, serveFiles } from './support/nginx-files.js';
@@ -353,53 +352,16 @@ describe('archives in a portal folder, by their content', () => {
   });
 });
 
-/** A file server on 127.0.0.1 that answers ranges (and If-Range) with a strong ETag, as Quarry asks of one. */
-async function rangeServer(folder: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createHttpServer((req, res) => {
-    const path = join(folder, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    let data: Buffer;
-    try {
-      data = readFileSync(path);
-    } catch {
-      res.writeHead(404).end();
-      return;
-    }
-    const etag = `"${data.length}-${statSync(path).mtimeMs}"`;
-    const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
-    const ifRange = req.headers['if-range'];
-    if (!range || (ifRange !== undefined && ifRange !== etag)) {
-      res.writeHead(200, { 'content-length': data.length, etag });
-      res.end(req.method === 'HEAD' ? undefined : data);
-      return;
-    }
-    const [start, end] =
-      range[1] === ''
-        ? [Math.max(0, data.length - Number(range[2])), data.length - 1]
-        : [Number(range[1]), range[2] === '' ? data.length - 1 : Math.min(Number(range[2]), data.length - 1)];
-    res.writeHead(206, {
-      'content-range': `bytes ${start}-${end}/${data.length}`,
-      'content-length': end - start + 1,
-      etag,
-    });
-    res.end(data.subarray(start, end + 1));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('legacy tarballs at an http URL', () => {
   it('are downloaded once into the cache, converted, served, and the download removed', async () => {
     const folder = tempDir();
     await writeLegacyTarGz(join(folder, 'tiny.tar.gz'), tinyEntries(dataText()));
     writeFileSync(join(folder, 'noise.tar.gz'), gzipSync(Buffer.from('not a tar')));
-    const server = await rangeServer(folder);
+    // Files served with ranges and a strong ETag, as Quarry asks of a server; without faults here.
+    const server = await faultyServer(folder, () => 'none');
     const cacheDir = tempDir('quarry-cache-');
     try {
-      const url = `${server.url}/tiny.tar.gz`;
+      const url = server.url('tiny.tar.gz');
       const before = extractionCount();
       const backend = await open(url, cacheDir);
       expect(backend.name).toBe('tiny');
@@ -409,7 +371,7 @@ describe('legacy tarballs at an http URL', () => {
       expect(extractionCount()).toBe(before + 1);
       const left = readdirSync(join(cacheDir, 'archives'));
       expect(left.filter((name) => name.endsWith('.download'))).toEqual([]);
-      expect(await refusal(`${server.url}/noise.tar.gz`)).toMatch(/noise\.tar\.gz cannot be converted/);
+      expect(await refusal(server.url('noise.tar.gz'))).toMatch(/noise\.tar\.gz cannot be converted/);
     } finally {
       await server.close();
     }

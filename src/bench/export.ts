@@ -5,14 +5,13 @@
  * largest group, or the latest workflows) streams, with the process's peak memory (RSS, sampled every 20 ms)
  * during each. The client reads each answer as it arrives, as a download does.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { buildApp } from '../server/app.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import { generateArchive, GENERATOR_VERSION } from '../generate/index.js';
 import { median } from './median.js';
+import { inRunFolder, servedFor } from './archive-server.js';
 
 interface Download {
   status: number;
@@ -69,14 +68,10 @@ export async function exportBench(nodes: number, out: string) {
     log(`generating ${nodes} nodes into ${file}`);
     await generateArchive({ nodes, out: file, seed: 1 });
   }
-  const cacheDir = mkdtempSync(join(defaultCacheDir(), 'bench-export-run-'));
   const results: Record<string, unknown> = { nodes };
-  try {
+  await inRunFolder('export', async (cacheDir) => {
     const backend = await openArchive(file, { cacheDir });
-    const app = await buildApp({ backends: [backend], ui: false, logger: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    try {
+    await servedFor(backend, async (base) => {
       type Listing = { data: { nodes: { uuid: string }[] } };
       const calc = await json<Listing>(
         `${base}/api/v4/nodes/?node_type=like="process.calculation.calcjob%25"&orderby=-id&limit=1&attributes=false`,
@@ -129,13 +124,8 @@ export async function exportBench(nodes: number, out: string) {
         peakRssMb: big.peakRssMb,
       };
       log(`a large export: ${JSON.stringify(results.large)}`);
-    } finally {
-      await app.close();
-      await backend.close();
-    }
-  } finally {
-    rmSync(cacheDir, { recursive: true, force: true });
-  }
+    });
+  });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${out}`);
 }

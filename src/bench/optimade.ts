@@ -4,16 +4,15 @@
  * (one client, p50 of sequential requests), and at 16 clients the same pages against the v4 API's page of 20.
  * The load generator runs in its own process (drive.js); the server runs in this one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildApp } from '../server/app.js';
 import { completeSymmetry, openSideTable } from '../optimade/side-table.js';
 import { defaultCacheDir, openArchive } from '../storage/index.js';
 import type { DriveResult } from './drive.js';
 import { runDrive } from './drive-client.js';
 import { structuresArchive } from './optimade-data.js';
 import { median } from './median.js';
+import { inRunFolder, servedFor } from './archive-server.js';
 
 const FILTERS = {
   'elements HAS ALL Si,O AND nelements=2': `filter=${encodeURIComponent('elements HAS ALL "Si","O" AND nelements=2')}`,
@@ -80,9 +79,8 @@ async function sequential(url: string): Promise<{ p50: number; max: number; retu
 export async function optimadeBench(structures: number, out: string) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const file = await structuresArchive(structures, join(defaultCacheDir(), 'bench'), log);
-  const cacheDir = mkdtempSync(join(defaultCacheDir(), 'bench-optimade-run-'));
   const results: Record<string, unknown> = { structures };
-  try {
+  await inRunFolder('optimade', async (cacheDir) => {
     let started = performance.now();
     const backend = await openArchive(file, { cacheDir });
     results.extractSeconds = (performance.now() - started) / 1000;
@@ -98,10 +96,7 @@ export async function optimadeBench(structures: number, out: string) {
     await Promise.all([table.close(), complete.close()]);
     log(`its symmetry pass: ${(results.symmetrySeconds as number).toFixed(1)} s`);
 
-    const app = await buildApp({ backends: [backend], ui: false, logger: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    try {
+    await servedFor(backend, async (base) => {
       const fresh: Record<string, unknown> = {};
       for (const [name, queries] of Object.entries(unseen())) {
         fresh[name] = await firstTimes(base, queries);
@@ -139,13 +134,8 @@ export async function optimadeBench(structures: number, out: string) {
         );
       }
       results.at16Clients = load;
-    } finally {
-      await app.close();
-      await backend.close();
-    }
-  } finally {
-    rmSync(cacheDir, { recursive: true, force: true });
-  }
+    });
+  });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${out}`);
 }

@@ -10,7 +10,7 @@ import yazl from 'yazl';
 import type { Repository } from '../storage/types.js';
 import type { ExportPlan } from './plan.js';
 import { EXPORT_RULES } from './rules.js';
-import { EXPORT_VERSION } from './schema.js';
+import { EXPORT_VERSION } from '../domain/sqlite-zip-schema.js';
 
 /** metadata.json as `verdi archive create` writes it, with its creation_parameters. */
 export function archiveMetadata(

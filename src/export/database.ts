@@ -1,7 +1,7 @@
 /**
- * The db.sqlite3 of an export, written into a temporary file of the cache from an ExportPlan: the schema of
- * schema.ts, then the rows in the order `verdi archive create` writes them (users, computers, groups, nodes,
- * comments, logs, group memberships, links). Nodes keep their ids (aiida-core's import maps them by UUID);
+ * The db.sqlite3 of an export, written into a temporary file of the cache from an ExportPlan: aiida-core's
+ * sqlite_zip schema (src/domain/sqlite-zip-schema.ts), then the rows in the order `verdi archive create` writes
+ * them (users, computers, groups, nodes, comments, logs, group memberships, links). Nodes keep their ids (aiida-core's import maps them by UUID);
  * memberships and links get new ones, as aiida-core's writer gives them. Process nodes lose their
  * `checkpoints` attribute, as `strip_checkpoints` (the default) does.
  */
@@ -10,7 +10,7 @@ import type { Database, QueryBudget, SqlRow } from '../storage/types.js';
 import { parseMarked } from '../util/json-text.js';
 import { toJson } from '../util/exact-json.js';
 import type { ExportPlan } from './plan.js';
-import { ARCHIVE_SCHEMA } from './schema.js';
+import { ARCHIVE_INDEXES, ARCHIVE_TABLES } from '../domain/sqlite-zip-schema.js';
 import { COLUMNS, rowsWhere, type Table } from './source-rows.js';
 
 const ORDER: [Table, keyof ExportPlan][] = [
@@ -36,7 +36,7 @@ export async function writeDatabase(
   try {
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
-    out.exec(ARCHIVE_SCHEMA);
+    for (const sql of [...ARCHIVE_TABLES, ...ARCHIVE_INDEXES]) out.exec(sql);
     for (const [table, field] of ORDER) {
       const names = COLUMNS[table].map(([name]) => name);
       const insert = out.prepare(

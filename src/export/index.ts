@@ -16,7 +16,7 @@ import { defaultCacheDir } from '../storage/cache-dir.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { ExportLane } from './lane.js';
 import { readExportRequest } from './params.js';
-import { planExport, planSummary, planWhole, type Bounds } from './plan.js';
+import { planExport, planSummary, planWhole, type Bounds, type ExportPlan } from './plan.js';
 import { sendFile } from './send-file.js';
 import { writeArchive } from './writer.js';
 
@@ -49,6 +49,15 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
     inThread: false,
   });
   const exportsDir = (backend: StorageBackend) => join(backend.cacheDir ?? defaultCacheDir(), 'exports');
+  /** The archive of `plan`, written in the source's exports folder (and kept there as `keepAs`, if given). */
+  const archive = async (
+    backend: StorageBackend,
+    plan: ExportPlan,
+    budget: QueryBudget,
+    stopped: () => boolean,
+    keepAs?: string,
+  ) =>
+    (await writeArchive(backend, plan, exportsDir(backend), bounds.maxBytes, budget, stopped, keepAs)).stream;
 
   /** Runs `work` in the export lane; the turn ends when the answer is sent or the client is gone. */
   const inLane = async (reply: FastifyReply, work: (stopped: () => boolean) => Promise<FastifyReply>) => {
@@ -81,15 +90,7 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
         .header('Cache-Control', 'no-store');
       // HEAD: the export can be made (its bounds hold); it is not written.
       if (request.method === 'HEAD') return reply.send();
-      const { stream } = await writeArchive(
-        backend,
-        plan,
-        exportsDir(backend),
-        bounds.maxBytes,
-        budget,
-        stopped,
-      );
-      return reply.send(stream);
+      return reply.send(await archive(backend, plan, budget, stopped));
     });
   });
 
@@ -106,15 +107,7 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
     return inLane(reply, async (stopped) => {
       const budget = budgetOf(request);
       const plan = await planWhole(backend.db, backend.repository, bounds, budget);
-      const { stream } = await writeArchive(
-        backend,
-        plan,
-        exportsDir(backend),
-        bounds.maxBytes,
-        budget,
-        stopped,
-        kept,
-      );
+      const stream = await archive(backend, plan, budget, stopped, kept);
       return reply
         .type('application/zip')
         .header('Content-Disposition', `attachment; filename="${filename}"`)

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { FileStore } from './file-store.js';
 import type { Rng } from './prng.js';
-import { ARCHIVE_INDEXES, ARCHIVE_TABLES } from './schema.js';
+import { ARCHIVE_INDEXES, ARCHIVE_TABLES } from '../domain/sqlite-zip-schema.js';
 
 /** The generated history spans 2019-03-04 to 2023-11-02, like the archives seen in the field. */
 const START = Date.UTC(2019, 2, 4, 10, 31, 13, 783);

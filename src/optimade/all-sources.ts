@@ -26,8 +26,8 @@ import {
 import { meta, sendError, type Place } from './envelope.js';
 import { OptimadeError } from './errors.js';
 import { VERSIONS_CSV } from './info.js';
-import { responseFields, type Endpoint, type ListingParams } from './params.js';
-import { entriesOf, prepareListing, readsSymmetry, resource } from './structures.js';
+import { responseFields, type Endpoint } from './params.js';
+import { entriesOf, nextPage, prepareListing, readsSymmetry, resource } from './structures.js';
 import type { SideTables } from './tables.js';
 
 type Handler = (request: FastifyRequest, place: Place, params: URLSearchParams) => Promise<unknown> | unknown;
@@ -257,13 +257,4 @@ async function oneOfAll(
     meta: meta(place, { dataReturned: 1 }),
     links: { self: `${place.base}/structures/${id}` },
   };
-}
-
-/** The next page's URL: the request's own, with page_offset moved on (and page_number dropped). */
-function nextPage(place: Place, params: URLSearchParams, listing: ListingParams): string {
-  const next = new URLSearchParams(params);
-  next.delete('page_number');
-  next.set('page_offset', String(listing.offset + listing.limit));
-  next.set('page_limit', String(listing.limit));
-  return `${place.base}/structures?${next.toString()}`;
 }

@@ -261,7 +261,7 @@ export function resource(
 }
 
 /** The next page's URL: the request's own, with page_offset moved on (and page_number dropped). */
-function nextPage(place: Place, params: URLSearchParams, listing: ListingParams): string {
+export function nextPage(place: Place, params: URLSearchParams, listing: ListingParams): string {
   const next = new URLSearchParams(params);
   next.delete('page_number');
   next.set('page_offset', String(listing.offset + listing.limit));

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { ARCHIVE_TABLES } from '../../src/generate/schema.js';
+import { ARCHIVE_TABLES } from '../../src/domain/sqlite-zip-schema.js';
 import { zipOf } from '../storage-fixtures.js';
 
 export const STRUCTURE = 'data.core.structure.StructureData.';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { ARCHIVE_TABLES } from '../../src/generate/schema.js';
+import { ARCHIVE_TABLES } from '../../src/domain/sqlite-zip-schema.js';
 import { zipOf } from '../storage-fixtures.js';
 
 /** A float64 (`<f8`) or int64 (`<i8`) .npy file of one dimension. */

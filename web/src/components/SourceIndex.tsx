@@ -8,6 +8,7 @@ import { useLoad } from '../hooks.js';
 import { formatCount } from '../format.js';
 import { ErrorMessage } from './Problem.js';
 import { Pager } from './Pager.js';
+import { SourceNameForm } from './SourceNameForm.js';
 
 export interface SourceEntry {
   name: string;
@@ -61,7 +62,6 @@ async function fetchIndex(
 
 export function SourceIndex({ urls }: { urls: string[] }) {
   const [name, setName] = useState('');
-  const [typed, setTyped] = useState('');
   const [page, setPage] = useState(1);
   const query = new URLSearchParams({ page: String(page), perpage: String(PERPAGE) });
   if (name !== '') query.set('name', name);
@@ -77,25 +77,12 @@ export function SourceIndex({ urls }: { urls: string[] }) {
   return (
     <section class="sources" aria-labelledby="sources-title">
       <h2 id="sources-title">Sources served here</h2>
-      <form
-        class="search"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
+      <SourceNameForm
+        onFind={(found) => {
           setPage(1);
-          setName(typed.trim());
+          setName(found);
         }}
-      >
-        <label for="source-filter">Find a source</label>
-        <input
-          id="source-filter"
-          type="search"
-          value={typed}
-          placeholder="part of its name"
-          onInput={(event) => setTyped((event.currentTarget as HTMLInputElement).value)}
-        />
-        <button type="submit">Find</button>
-      </form>
+      />
       {loaded.state === 'error' ? (
         <ErrorMessage error={loaded.error} what="the index of sources" onRetry={loaded.retry} />
       ) : loaded.state === 'loading' ? (

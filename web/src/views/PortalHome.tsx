@@ -14,6 +14,7 @@ import { sourcesFiguresApi } from '../search-state.js';
 import { Loading } from '../components/Loading.js';
 import { Pager } from '../components/Pager.js';
 import { SearchBox } from '../components/SearchBox.js';
+import { SourceNameForm } from '../components/SourceNameForm.js';
 import { ErrorMessage } from '../components/Problem.js';
 
 export interface SourceFigures {
@@ -84,7 +85,6 @@ export default function PortalHome({ fallback }: { fallback: () => ComponentChil
 function SourceTable({ sources }: { sources: SourceFigures[] }) {
   const { root } = useExplorer();
   const [sortParam, setSort] = useUrlParam('sort');
-  const [typed, setTyped] = useState('');
   const [name, setName] = useState('');
   const [page, setPage] = useState(1);
   const descending = sortParam?.startsWith('-') === true;
@@ -100,26 +100,13 @@ function SourceTable({ sources }: { sources: SourceFigures[] }) {
         {formatCount(sources.length)} sources · {formatCount(sum('nodes'))} nodes ·{' '}
         {formatCount(sum('structures'))} structures
       </h2>
-      <form
-        class="search"
-        role="search"
-        aria-label="Sources by name"
-        onSubmit={(event) => {
-          event.preventDefault();
+      <SourceNameForm
+        label="Sources by name"
+        onFind={(found) => {
           setPage(1);
-          setName(typed.trim());
+          setName(found);
         }}
-      >
-        <label for="source-filter">Find a source</label>
-        <input
-          id="source-filter"
-          type="search"
-          value={typed}
-          placeholder="part of its name"
-          onInput={(event) => setTyped((event.currentTarget as HTMLInputElement).value)}
-        />
-        <button type="submit">Find</button>
-      </form>
+      />
       {shown.length === 0 ? (
         <p>No source's name contains “{name}”.</p>
       ) : (

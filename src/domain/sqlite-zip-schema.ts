@@ -1,4 +1,12 @@
-/** The database schema of AiiDA archives, export version main_0001 (aiida-core's sqlite_zip models). */
+/**
+ * The database of an AiiDA 2.x archive (export version main_0001): the tables SQLAlchemy creates from
+ * aiida-core's sqlite_zip models (src/aiida/storage/sqlite_zip/models.py, the psql_dos models with UUIDs as
+ * VARCHAR(32), JSONB as JSON and timestamps as naive UTC DATETIME), with their constraint and index names from
+ * the models' naming convention, in the order `verdi archive create` writes them. The archive records its
+ * version in metadata.json (`export_version`), not in the database, as aiida-core's writer does.
+ */
+
+export const EXPORT_VERSION = 'main_0001';
 
 export const ARCHIVE_TABLES = [
   `CREATE TABLE db_dbcomputer (
@@ -124,7 +132,7 @@ export const ARCHIVE_TABLES = [
 )`,
 ];
 
-/** Created after the bulk insert, which is much faster than maintaining them row by row. */
+/** A writer that bulk-inserts creates these after its rows: much faster than maintaining them row by row. */
 export const ARCHIVE_INDEXES = [
   'CREATE INDEX ix_db_dbauthinfo_db_dbauthinfo_dbcomputer_id ON db_dbauthinfo (dbcomputer_id)',
   'CREATE INDEX ix_db_dbauthinfo_db_dbauthinfo_aiidauser_id ON db_dbauthinfo (aiidauser_id)',
