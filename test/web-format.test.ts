@@ -6,6 +6,7 @@ import {
   localDateTime,
   parseApiDate,
   perMonth,
+  typeFilterName,
   typeOptions,
   typeName,
   userName,
@@ -93,5 +94,27 @@ describe('type menu', () => {
       { full_type: 'data.core.int.Int.|', label: 'Int', depth: 1, counter: 5 },
       { full_type: 'process.%|', label: 'Process', depth: 0, counter: 1 },
     ]);
+  });
+});
+
+describe('a type filter outside the type tree', () => {
+  const options = [
+    { full_type: 'data.core.array.%|', label: 'array' },
+    { full_type: 'data.core.array.bands.BandsData.|', label: 'BandsData' },
+    { full_type: 'data.core.array.kpoints.KpointsData.|', label: 'KpointsData' },
+    { full_type: 'data.core.structure.StructureData.|', label: 'StructureData' },
+  ];
+  it("reads as the one type a home shortcut's pattern matches, never as the raw pattern", () => {
+    expect(typeFilterName('data.core.array.bands.%|', options)).toBe('BandsData');
+    expect(typeFilterName('data.core.structure.%|', options)).toBe('StructureData');
+  });
+  it('reads as its last word when it matches several types or none', () => {
+    expect(
+      typeFilterName('data.core.array.k%|', [
+        ...options,
+        { full_type: 'data.core.array.kx.X.|', label: 'X' },
+      ]),
+    ).toBe('array (any)');
+    expect(typeFilterName('data.core.cif.%|', options)).toBe('cif (any)');
   });
 });

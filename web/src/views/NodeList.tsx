@@ -2,7 +2,7 @@
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatCount, typeOptions, userName } from '../format.js';
+import { formatCount, typeFilterName, typeOptions, userName } from '../format.js';
 import type { NodeSummary, TypeCount, User } from '../types.js';
 import {
   filtersChemistry,
@@ -241,7 +241,7 @@ function Filters({
           ))}
           {state.type !== undefined && !types.some((t) => t.full_type === state.type) && (
             <option value={state.type} selected>
-              {state.type}
+              {typeFilterName(state.type, types)}
             </option>
           )}
         </select>
