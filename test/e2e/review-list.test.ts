@@ -45,4 +45,16 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('"Structures with Si" says the type of each: structures and CIFs apart', async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    await page.goto(`${rich.served.base}/nodes?label=Si`);
+    const table = page.locator('.structure-matches table');
+    await table.locator('tbody tr td[data-field="type"]:not(:empty)').first().waitFor();
+    expect(await table.locator('thead th').allInnerTexts()).toContain('Type');
+    const types = await table.locator('tbody td[data-field="type"]').allInnerTexts();
+    expect(new Set(types)).toEqual(new Set(['StructureData', 'CifData']));
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });
