@@ -57,4 +57,27 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it("a CIF's formula is the same in every list and on its page: its unit cell's content", async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    const [cif] = await rich.nodesOfType(
+      'data.core.cif.CifData.|',
+      `&label=${encodeURIComponent('"Si.cif (aiida static)"')}`,
+    );
+    await page.goto(
+      `${rich.served.base}/nodes?type=${encodeURIComponent('data.core.cif.CifData.|')}&perpage=50`,
+    );
+    const row = page.locator('table.nodes tbody tr', { has: page.locator(`a[href$="${cif!.uuid}"]`) });
+    await expect.poll(() => row.locator('td:nth-child(2)').innerText(), { timeout: 20_000 }).toContain('Si8');
+    const mos2 = page.locator('table.nodes tbody tr', { hasText: 'CIF MoS2' });
+    await expect.poll(() => mos2.locator('td:nth-child(2)').innerText()).toContain('MoS2');
+    expect(await page.locator('table.nodes').innerText()).not.toMatch(/Mo1 S2/);
+    await page.goto(`${rich.served.base}/nodes?label=Si`);
+    const match = page.locator(`.structure-matches tr[data-uuid="${cif!.uuid}"] td`).first();
+    await expect.poll(() => match.innerText(), { timeout: 20_000 }).toBe('Si8');
+    await page.goto(`${rich.served.base}/nodes/${cif!.uuid}`);
+    await expect.poll(() => page.getByTestId('formula').textContent(), { timeout: 20_000 }).toBe('Si8');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });
