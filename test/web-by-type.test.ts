@@ -34,7 +34,7 @@ import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
-import { kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
+import { densityOf, kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -572,5 +572,41 @@ describe('on the rich conformance archive', () => {
         uuid,
       ).toEqual(expected);
     }
+  });
+});
+
+describe('density', () => {
+  const attributes = (symbols: [string, number][]) => ({
+    kinds: symbols.map(([name, mass]) => ({ name, symbols: [name], weights: [1], mass })),
+    sites: symbols.map(([name]) => ({ kind_name: name })),
+  });
+  it("is a bulk crystal's mass per volume, a sheet's mass per area of its plane, none for 0D or 1D", () => {
+    // Graphene: 2 C on a hexagonal plane of a = 2.46 Å, with 20 Å of vacuum: 0.76 mg/m², whatever the vacuum.
+    const a = 2.46;
+    const sheet = (vacuum: number): Cell => [
+      [a, 0, 0],
+      [-a / 2, (a * Math.sqrt(3)) / 2, 0],
+      [0, 0, vacuum],
+    ];
+    const graphene = attributes([
+      ['C', 12.011],
+      ['C', 12.011],
+    ]);
+    const flat = densityOf(graphene, sheet(20), [true, true, false])!;
+    expect(flat.unit).toBe('mg/m²');
+    expect(flat.value).toBeCloseTo(0.761, 2);
+    expect(densityOf(graphene, sheet(40), [true, true, false])!.value).toBeCloseTo(flat.value, 10);
+    expect(densityOf(graphene, sheet(20), [true, false, false])).toBeUndefined();
+    expect(densityOf(graphene, sheet(20), [false, false, false])).toBeUndefined();
+    // Bulk silicon (8 atoms in a cube of 5.431 Å): 2.329 g/cm³.
+    const si = attributes(Array.from({ length: 8 }, () => ['Si', 28.0855] as [string, number]));
+    const cube: Cell = [
+      [5.431, 0, 0],
+      [0, 5.431, 0],
+      [0, 0, 5.431],
+    ];
+    const bulk = densityOf(si, cube, [true, true, true])!;
+    expect(bulk.unit).toBe('g/cm³');
+    expect(bulk.value).toBeCloseTo(2.329, 3);
   });
 });

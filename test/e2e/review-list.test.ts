@@ -4,7 +4,7 @@
  * without labels, and of a process's and a structure's page.
  */
 import { describe, expect, it } from 'vitest';
-import { browserMissing, watchedPage } from './support.js';
+import { browserMissing, watchedPage, type ApiNode } from './support.js';
 import { richExplorer } from './rich-sources.js';
 
 const missing = browserMissing();
@@ -21,10 +21,14 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
       .first()
       .click();
     await page.locator('table.nodes tbody tr').first().waitFor();
-    const chosen = await page
-      .locator('select[name="type"]')
-      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]!.text);
-    expect(chosen.trim()).toBe('BandsData');
+    // Once the type tree is there (before it, the pattern's last word).
+    const select = page.locator('select[name="type"]');
+    await expect
+      .poll(() => select.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]!.text.trim()), {
+        timeout: 20_000,
+      })
+      .toBe('BandsData');
+    expect(await select.locator('option').allInnerTexts()).not.toContain('data.core.array.bands.%|');
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -77,6 +81,30 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
     await expect.poll(() => match.innerText(), { timeout: 20_000 }).toBe('Si8');
     await page.goto(`${rich.served.base}/nodes/${cif!.uuid}`);
     await expect.poll(() => page.getByTestId('formula').textContent(), { timeout: 20_000 }).toBe('Si8');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a 2D sheet shows its areal density, a molecule and a chain none', async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    const structures = await rich.nodesOfType<ApiNode & { attributes: Record<string, unknown> }>(
+      'data.core.structure.StructureData.|',
+      '&attributes=true&attributes_filter=pbc1,pbc2,pbc3',
+    );
+    const byLabel = (label: string) => structures.find((s) => s.label === label)!;
+    await page.goto(`${rich.served.base}/nodes/${byLabel('MoS2 monolayer').uuid}`);
+    const density = page.getByTestId('density');
+    await density.waitFor({ timeout: 20_000 });
+    // Mo S2 (160.07 amu) on a hexagonal plane of a = 3.19 Å: about 3.0 mg/m², the vacuum left out.
+    const [value, unit] = (await density.textContent())!.split(' ');
+    expect(unit).toBe('mg/m²');
+    expect(Number(value)).toBeGreaterThan(2.5);
+    expect(Number(value)).toBeLessThan(3.5);
+    for (const label of ['water molecule', 'carbon chain']) {
+      await page.goto(`${rich.served.base}/nodes/${byLabel(label).uuid}`);
+      await page.getByTestId('formula').waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId('density').count(), label).toBe(0);
+    }
     expect(problems).toEqual([]);
     await page.context().close();
   });

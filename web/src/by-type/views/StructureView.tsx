@@ -11,7 +11,7 @@ import { Crystal3D } from './Crystal3D.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
 import { Symmetry } from './Symmetry.js';
 import { Formula } from '../../components/Formula.js';
-import { density, supercell } from '../logic/symmetry.js';
+import { densityOf, supercell, type Density } from '../logic/symmetry.js';
 
 interface Derived {
   formula?: string;
@@ -26,7 +26,7 @@ export default function StructureView({ node, api }: TypeViewProps) {
         fetchDerived<Derived>(api, node.uuid, signal),
       ]);
       const crystal = crystalFromAttributes(attributes);
-      return { crystal, derived, density: density(attributes, crystal.cell) };
+      return { crystal, derived, density: densityOf(attributes, crystal.cell, crystal.pbc) };
     },
     [node.uuid, api],
   );
@@ -60,7 +60,7 @@ function Structure({
 }: {
   crystal: Crystal;
   derived: Derived;
-  density?: number;
+  density?: Density;
   label: string;
 }) {
   // The supercell is in the address (`?supercell=2x2x1`): a reload or a shared link draws the same.
@@ -86,8 +86,13 @@ function Structure({
           <dd>{crystal.sites.length}</dd>
           {density !== undefined && (
             <>
-              <dt>Density</dt>
-              <dd data-testid="density">{density.toFixed(4)} g/cm³</dd>
+              <dt>{density.unit === 'mg/m²' ? 'Areal density' : 'Density'}</dt>
+              <dd
+                data-testid="density"
+                title={density.unit === 'mg/m²' ? 'mass per area of the periodic plane' : undefined}
+              >
+                {density.value.toFixed(4)} {density.unit}
+              </dd>
             </>
           )}
           {periodic && <Symmetry crystal={crystal} />}
