@@ -108,4 +108,24 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('"bands Si2" is on the first page of band structures, the unlabelled ones named by what they were computed for', async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    await page.goto(
+      `${rich.served.base}/nodes?type=${encodeURIComponent('data.core.array.bands.BandsData.|')}`,
+    );
+    const labels = page.locator('table.nodes tbody tr td:nth-child(2)');
+    await expect.poll(() => labels.allInnerTexts(), { timeout: 20_000 }).toContain('bands Si2');
+    const shown = await labels.allInnerTexts();
+    const firstUnlabelled = shown.findIndex((l) => !l.startsWith('bands '));
+    expect(shown.slice(firstUnlabelled).every((l) => !l.startsWith('bands '))).toBe(true);
+    await expect
+      .poll(() =>
+        page.locator('table.nodes tbody tr td:nth-child(2) > a [data-field="computed-for"]').count(),
+      )
+      .toBeGreaterThan(0);
+    expect(await page.locator('table.nodes').innerText()).not.toContain('(no label)');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });
