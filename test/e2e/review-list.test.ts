@@ -3,6 +3,7 @@
  * of a home shortcut's type, of a short label search, of the structures of an element and of band structures
  * without labels, and of a process's and a structure's page.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { browserMissing, watchedPage, type ApiNode } from './support.js';
 import { richExplorer } from './rich-sources.js';
@@ -124,6 +125,65 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
         page.locator('table.nodes tbody tr td:nth-child(2) > a [data-field="computed-for"]').count(),
       )
       .toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a process's page on a desktop gives its view the whole width: the report's times on one line", async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    const [calc] = await rich.nodesOfType(
+      'process.calculation.calcjob.CalcJobNode.|aiida.calculations:quantumespresso.pw',
+    );
+    await page.goto(`${rich.served.base}/nodes/${calc!.uuid}`);
+    const view = page.locator('.node-view');
+    await page.locator('[data-testid="input-files"]').waitFor({ timeout: 20_000 });
+    const width = await view.evaluate((e) => e.getBoundingClientRect().width);
+    const main = await page.locator('.node-top').evaluate((e) => e.getBoundingClientRect().width);
+    expect(width).toBeGreaterThan(0.95 * main);
+    const time = page.locator('[data-testid="report"] tbody tr td:first-child').first();
+    if ((await time.count()) > 0) {
+      const lineHeight = await time.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight) || 20);
+      expect(await time.evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2 * lineHeight + 8);
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('the 3D view is large, turns to look along a, b and c, and saves a PNG and a POSCAR', async () => {
+    const { page, problems } = await watchedPage(rich.browser, { viewport: DESKTOP });
+    const [si] = await rich.nodesOfType(
+      'data.core.structure.StructureData.|',
+      `&label=${encodeURIComponent('"Si diamond"')}`,
+    );
+    await page.goto(`${rich.served.base}/nodes/${si!.uuid}`);
+    const view = page.getByTestId('structure-3d');
+    await view.waitFor({ timeout: 20_000 });
+    const box = (await view.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(600);
+    expect(box.width).toBeGreaterThanOrEqual(700);
+    for (const axis of ['a', 'b', 'c']) await page.getByRole('button', { name: `Along ${axis}` }).click();
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Save PNG' }).click(),
+    ]);
+    expect(png.suggestedFilename()).toBe('Si_diamond.png');
+    const image = await readFile(await png.path());
+    expect([...image.subarray(1, 4)].map((c) => String.fromCharCode(c)).join('')).toBe('PNG');
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'POSCAR' }).click(),
+    ]);
+    expect(file.suggestedFilename()).toBe('Si_diamond.poscar');
+    const lines = (await readFile(await file.path(), 'utf8')).trimEnd().split('\n');
+    const { data } = await rich.served.api<{
+      attributes: { cell: number[][]; sites: { position: number[] }[] };
+    }>(`/nodes/${si!.uuid}/contents/attributes/`);
+    expect(lines[0]).toBe('Si diamond');
+    expect(lines.slice(2, 5).map((l) => l.trim().split(/\s+/).map(Number))).toEqual(data.attributes.cell);
+    expect(lines.slice(5, 8)).toEqual(['Si', String(data.attributes.sites.length), 'Cartesian']);
+    expect(lines.slice(8).map((l) => l.trim().split(/\s+/).map(Number))).toEqual(
+      data.attributes.sites.map((s) => s.position),
+    );
     expect(problems).toEqual([]);
     await page.context().close();
   });
