@@ -25,6 +25,7 @@ import {
   toCartesian,
   toFractional,
   type Cell,
+  type Vec3,
 } from '../web/src/by-type/logic/cell.js';
 import { bondPairs } from '../web/src/by-type/logic/bonds.js';
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
@@ -35,6 +36,7 @@ import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kp
 import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
 import { densityOf, kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
+import { poscar, viewAlong } from '../web/src/by-type/logic/poscar.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -608,5 +610,55 @@ describe('density', () => {
     const bulk = densityOf(si, cube, [true, true, true])!;
     expect(bulk.unit).toBe('g/cm³');
     expect(bulk.value).toBeCloseTo(2.329, 3);
+  });
+});
+
+describe('POSCAR and views along the cell', () => {
+  it('writes the cell, the species in order of appearance, their counts and the positions grouped', () => {
+    const cell: Cell = [
+      [4, 0, 0],
+      [0, 4, 0],
+      [0, 0, 5],
+    ];
+    const text = poscar('NaCl  rock\nsalt', cell, [
+      { symbol: 'Na', position: [0, 0, 0] },
+      { symbol: 'Cl', position: [2, 2, 2.5] },
+      { symbol: 'Na', position: [2, 2, 0] },
+    ]);
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('NaCl rock salt');
+    expect(lines[1]).toBe('1.0');
+    expect(lines[2]!.trim().split(/\s+/).map(Number)).toEqual([4, 0, 0]);
+    expect(lines.slice(5, 8)).toEqual(['Na Cl', '2 1', 'Cartesian']);
+    expect(lines.slice(8).map((l) => l.trim().split(/\s+/).map(Number))).toEqual([
+      [0, 0, 0],
+      [2, 2, 0],
+      [2, 2, 2.5],
+    ]);
+  });
+
+  it('turns each cell vector into the screen (-z)', () => {
+    const rotate = ([x, y, z, w]: number[], v: Vec3): Vec3 => {
+      // v' = q v q*, for a unit quaternion.
+      const t = [2 * (y! * v[2] - z! * v[1]), 2 * (z! * v[0] - x! * v[2]), 2 * (x! * v[1] - y! * v[0])];
+      return [
+        v[0] + w! * t[0]! + (y! * t[2]! - z! * t[1]!),
+        v[1] + w! * t[1]! + (z! * t[0]! - x! * t[2]!),
+        v[2] + w! * t[2]! + (x! * t[1]! - y! * t[0]!),
+      ];
+    };
+    for (const v of [
+      [3, 0, 0],
+      [0, 2, 0],
+      [0, 0, 7],
+      [0, 0, -1],
+      [1, 1, 1],
+    ] as Vec3[]) {
+      const turned = rotate(viewAlong(v), v);
+      const length = Math.hypot(...v);
+      expect(turned[0]).toBeCloseTo(0, 9);
+      expect(turned[1]).toBeCloseTo(0, 9);
+      expect(turned[2]).toBeCloseTo(-length, 9);
+    }
   });
 });

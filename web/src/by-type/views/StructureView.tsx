@@ -8,6 +8,7 @@ import { cellParameters } from '../logic/cell.js';
 import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from '../logic/structure.js';
 import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
+import { poscar } from '../logic/poscar.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
 import { Symmetry } from './Symmetry.js';
 import { Formula } from '../../components/Formula.js';
@@ -73,6 +74,16 @@ function Structure({
     const atoms = crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position }));
     return periodic ? supercell(atoms, crystal.cell, repeat) : { atoms, cell: crystal.cell };
   }, [crystal, repeat, periodic]);
+  // The structure itself (not the supercell drawn), as VASP reads it.
+  const structurePoscar = useMemo(
+    () =>
+      poscar(
+        label,
+        crystal.cell,
+        crystal.sites.map((site) => ({ symbol: mainSymbol(site), position: site.position })),
+      ),
+    [crystal, label],
+  );
   const p = cellParameters(crystal.cell);
   const dim = derived.dimensionality;
   const { shown, more } = useShown(crystal.sites);
@@ -140,7 +151,12 @@ function Structure({
             ))}
           </div>
         )}
-        <Crystal3D atoms={drawn.atoms} cell={periodic ? drawn.cell : undefined} label={label} />
+        <Crystal3D
+          atoms={drawn.atoms}
+          cell={periodic ? drawn.cell : undefined}
+          label={label}
+          poscar={structurePoscar}
+        />
       </Section>
       <CellTable cell={crystal.cell} params={p} />
       <Section title="Sites" id="bt-sites">
