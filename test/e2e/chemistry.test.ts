@@ -4,14 +4,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserMissing,
-  labelledFirstPage,
-  launchBrowser,
-  serveExplorer,
-  watchedPage,
-  type ApiNode,
-} from './support.js';
+import { browserMissing, launchBrowser, serveExplorer, watchedPage, type ApiNode } from './support.js';
 import { richFile } from '../conformance/corpus.js';
 
 const missing = browserMissing();
@@ -39,9 +32,13 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
     const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 } });
     const { page } = watched;
     try {
-      const rows = (await labelledFirstPage(served, `full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`))
-        .nodes;
-      await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}`);
+      const rows = (
+        await served.api<{ nodes: ApiNode[] }>(
+          `/nodes/page/1/?perpage=20&orderby=-ctime,id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
+        )
+      ).data.nodes;
+      // Newest first, as asked (with no order asked, the labelled come first).
+      await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}&sort=-ctime`);
       const shown = page.locator('table.nodes tbody tr .formula');
       // The page, its list and then the formulas' request: seconds on a busy machine (1 s by default was not).
       await expect.poll(() => shown.count(), { timeout: 20_000 }).toBe(rows.length);
