@@ -163,7 +163,9 @@ describe.skipIf(missing !== undefined).each(ALL_SOURCES)(
         await page.goto(`${rich.served.base}/nodes/${failed!.uuid}`);
         const exit = page.locator('[data-testid="summary-exit"]');
         await exit.waitFor({ timeout: 20_000 });
-        expect((await exit.textContent())?.trim()).toBe(`exit code ${status}: ${message}`);
+        // The code, then the message on a line of its own.
+        expect((await exit.textContent())?.trim()).toBe(`exit code ${status}${message}`);
+        expect(await exit.locator('[data-field="exit-message"]').textContent()).toBe(message);
         expect(await page.locator('[data-testid="summary-state"]').getAttribute('class')).toContain(
           'tone-failed',
         );

@@ -143,7 +143,7 @@ describe.skipIf(missing !== undefined)('the explorer on the rich archive', () =>
     const time = page.locator('[data-testid="report"] tbody tr td:first-child').first();
     if ((await time.count()) > 0) {
       const lineHeight = await time.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight) || 20);
-      expect(await time.evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2 * lineHeight + 8);
+      expect(await time.evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(1.5 * lineHeight + 8);
     }
     expect(problems).toEqual([]);
     await page.context().close();

@@ -153,7 +153,7 @@ function Logs({ logs }: { logs: Log[] }) {
           <tbody>
             {shown.map((l, i) => (
               <tr key={i}>
-                <td>
+                <td class="bt-nowrap">
                   <DateTime value={l.time} />
                 </td>
                 <td>
