@@ -143,7 +143,7 @@ describe.skipIf(missing !== undefined).each(ALL_SOURCES)(
       });
     }
 
-    it('a failed process says its exit code and message beside its state, in the summary and in its view', async () => {
+    it('a failed process says its exit code and message once, beside its state in the summary', async () => {
       const processes = await firstOfType(
         'process.%|%',
         '&attributes=true&attributes_filter=process_state,exit_status,exit_message',
