@@ -201,24 +201,6 @@ export function Crystal3D({
   return (
     <>
       {problem === undefined && (
-        <div class="bt-supercell" role="group" aria-label="View and save">
-          {axes &&
-            [0, 1, 2].map((axis) => (
-              <button key={axis} type="button" onClick={() => lookAlong(axis)} data-axis={'abc'[axis]}>
-                Along {'abc'[axis]}
-              </button>
-            ))}
-          <button type="button" onClick={savePng}>
-            Save PNG
-          </button>
-          {poscar !== undefined && (
-            <button type="button" onClick={savePoscar}>
-              POSCAR
-            </button>
-          )}
-        </div>
-      )}
-      {problem === undefined && (
         <div class="bt-supercell" role="group" aria-label="Show in 3D">
           <label>
             <input
@@ -237,6 +219,24 @@ export function Crystal3D({
             />{' '}
             Labels
           </label>
+        </div>
+      )}
+      {problem === undefined && (
+        <div class="bt-supercell" role="group" aria-label="View and save">
+          {axes &&
+            [0, 1, 2].map((axis) => (
+              <button key={axis} type="button" onClick={() => lookAlong(axis)} data-axis={'abc'[axis]}>
+                Along {'abc'[axis]}
+              </button>
+            ))}
+          <button type="button" onClick={savePng}>
+            Save PNG
+          </button>
+          {poscar !== undefined && (
+            <button type="button" onClick={savePoscar}>
+              POSCAR
+            </button>
+          )}
         </div>
       )}
       <div class="bt-3d-frame" hidden={problem !== undefined}>
