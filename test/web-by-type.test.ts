@@ -25,6 +25,7 @@ import {
   toCartesian,
   toFractional,
   type Cell,
+  type Vec3,
 } from '../web/src/by-type/logic/cell.js';
 import { bondPairs } from '../web/src/by-type/logic/bonds.js';
 import { cifStructure, cifTokens, elementOf, symmetryOperation } from '../web/src/by-type/logic/cif.js';
@@ -34,7 +35,8 @@ import { emptyGraph, mergeTree, moreMarkers, type TreeAnswer } from '../web/src/
 import { kpointLabels, kpointsMesh, meshText } from '../web/src/by-type/logic/kpoints.js';
 import { processStatus } from '../web/src/by-type/logic/process.js';
 import { niceTicks, zoomed } from '../web/src/by-type/logic/scale.js';
-import { kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
+import { densityOf, kindsSplitElements, symmetryCell } from '../web/src/by-type/logic/symmetry.js';
+import { poscar, viewAlong } from '../web/src/by-type/logic/poscar.js';
 import { crystalFromAttributes, hillFormula, siteComposition } from '../web/src/by-type/logic/structure.js';
 import { appOn } from './helpers.js';
 import { richFile } from './conformance/corpus.js';
@@ -571,6 +573,92 @@ describe('on the rich conformance archive', () => {
         plot.ticks.map((t) => t.label),
         uuid,
       ).toEqual(expected);
+    }
+  });
+});
+
+describe('density', () => {
+  const attributes = (symbols: [string, number][]) => ({
+    kinds: symbols.map(([name, mass]) => ({ name, symbols: [name], weights: [1], mass })),
+    sites: symbols.map(([name]) => ({ kind_name: name })),
+  });
+  it("is a bulk crystal's mass per volume, a sheet's mass per area of its plane, none for 0D or 1D", () => {
+    // Graphene: 2 C on a hexagonal plane of a = 2.46 Å, with 20 Å of vacuum: 0.76 mg/m², whatever the vacuum.
+    const a = 2.46;
+    const sheet = (vacuum: number): Cell => [
+      [a, 0, 0],
+      [-a / 2, (a * Math.sqrt(3)) / 2, 0],
+      [0, 0, vacuum],
+    ];
+    const graphene = attributes([
+      ['C', 12.011],
+      ['C', 12.011],
+    ]);
+    const flat = densityOf(graphene, sheet(20), [true, true, false])!;
+    expect(flat.unit).toBe('mg/m²');
+    expect(flat.value).toBeCloseTo(0.761, 2);
+    expect(densityOf(graphene, sheet(40), [true, true, false])!.value).toBeCloseTo(flat.value, 10);
+    expect(densityOf(graphene, sheet(20), [true, false, false])).toBeUndefined();
+    expect(densityOf(graphene, sheet(20), [false, false, false])).toBeUndefined();
+    // Bulk silicon (8 atoms in a cube of 5.431 Å): 2.329 g/cm³.
+    const si = attributes(Array.from({ length: 8 }, () => ['Si', 28.0855] as [string, number]));
+    const cube: Cell = [
+      [5.431, 0, 0],
+      [0, 5.431, 0],
+      [0, 0, 5.431],
+    ];
+    const bulk = densityOf(si, cube, [true, true, true])!;
+    expect(bulk.unit).toBe('g/cm³');
+    expect(bulk.value).toBeCloseTo(2.329, 3);
+  });
+});
+
+describe('POSCAR and views along the cell', () => {
+  it('writes the cell, the species in order of appearance, their counts and the positions grouped', () => {
+    const cell: Cell = [
+      [4, 0, 0],
+      [0, 4, 0],
+      [0, 0, 5],
+    ];
+    const text = poscar('NaCl  rock\nsalt', cell, [
+      { symbol: 'Na', position: [0, 0, 0] },
+      { symbol: 'Cl', position: [2, 2, 2.5] },
+      { symbol: 'Na', position: [2, 2, 0] },
+    ]);
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('NaCl rock salt');
+    expect(lines[1]).toBe('1.0');
+    expect(lines[2]!.trim().split(/\s+/).map(Number)).toEqual([4, 0, 0]);
+    expect(lines.slice(5, 8)).toEqual(['Na Cl', '2 1', 'Cartesian']);
+    expect(lines.slice(8).map((l) => l.trim().split(/\s+/).map(Number))).toEqual([
+      [0, 0, 0],
+      [2, 2, 0],
+      [2, 2, 2.5],
+    ]);
+  });
+
+  it('turns each cell vector into the screen (-z)', () => {
+    const rotate = ([x, y, z, w]: number[], v: Vec3): Vec3 => {
+      // v' = q v q*, for a unit quaternion.
+      const t = [2 * (y! * v[2] - z! * v[1]), 2 * (z! * v[0] - x! * v[2]), 2 * (x! * v[1] - y! * v[0])];
+      return [
+        v[0] + w! * t[0]! + (y! * t[2]! - z! * t[1]!),
+        v[1] + w! * t[1]! + (z! * t[0]! - x! * t[2]!),
+        v[2] + w! * t[2]! + (x! * t[1]! - y! * t[0]!),
+      ];
+    };
+    for (const v of [
+      [3, 0, 0],
+      [0, 2, 0],
+      [0, 0, 7],
+      [0, 0, -1],
+      [1, 1, 1],
+    ] as Vec3[]) {
+      const turned = rotate(viewAlong(v), v);
+      const length = Math.hypot(...v);
+      expect(turned[0]).toBeCloseTo(0, 9);
+      expect(turned[1]).toBeCloseTo(0, 9);
+      expect(turned[2]).toBeCloseTo(-length, 9);
     }
   });
 });

@@ -6,11 +6,13 @@ import {
   localDateTime,
   parseApiDate,
   perMonth,
+  typeFilterName,
   typeOptions,
   typeName,
   userName,
   utcDateTime,
 } from '../web/src/format.js';
+import { labelHasWord, searchesWords } from '../web/src/label-words.js';
 
 describe('dates', () => {
   it("read the API's RFC 1123 dates, and show them in the reader's zone with the exact UTC value", () => {
@@ -93,5 +95,45 @@ describe('type menu', () => {
       { full_type: 'data.core.int.Int.|', label: 'Int', depth: 1, counter: 5 },
       { full_type: 'process.%|', label: 'Process', depth: 0, counter: 1 },
     ]);
+  });
+});
+
+describe('a type filter outside the type tree', () => {
+  const options = [
+    { full_type: 'data.core.array.%|', label: 'array' },
+    { full_type: 'data.core.array.bands.BandsData.|', label: 'BandsData' },
+    { full_type: 'data.core.array.kpoints.KpointsData.|', label: 'KpointsData' },
+    { full_type: 'data.core.structure.StructureData.|', label: 'StructureData' },
+  ];
+  it("reads as the one type a home shortcut's pattern matches, never as the raw pattern", () => {
+    expect(typeFilterName('data.core.array.bands.%|', options)).toBe('BandsData');
+    expect(typeFilterName('data.core.structure.%|', options)).toBe('StructureData');
+  });
+  it('reads as its last word when it matches several types or none', () => {
+    expect(
+      typeFilterName('data.core.array.k%|', [
+        ...options,
+        { full_type: 'data.core.array.kx.X.|', label: 'X' },
+      ]),
+    ).toBe('array (any)');
+    expect(typeFilterName('data.core.cif.%|', options)).toBe('cif (any)');
+  });
+});
+
+describe('a short label search', () => {
+  it('matches whole words, with anything but a letter around them', () => {
+    expect(searchesWords('Si')).toBe(true);
+    expect(searchesWords('silicon')).toBe(false);
+    for (const label of [
+      'Si',
+      'Si diamond',
+      'CIF Si2',
+      'bands Si2',
+      'Si.cif (aiida static)',
+      'md trajectory Si2',
+    ])
+      expect(labelHasWord(label, 'Si'), label).toBe(true);
+    for (const label of ['singlefile-0', 'binary singlefile', 'Basis', 'SiO'])
+      expect(labelHasWord(label, 'si'), label).toBe(false);
   });
 });

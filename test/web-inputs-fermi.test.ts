@@ -58,13 +58,22 @@ describe('process inputs', () => {
         attributes: { element: 'Al', filename: 'Al.UPF' },
       }),
       link({ link_label: 'result', link_type: 'create' }),
+      link({
+        link_label: 'kpoints_path',
+        node_type: 'data.core.array.kpoints.KpointsData.',
+        attributes: { cell: [] },
+      }),
+      link({ link_label: 'remote', node_type: 'data.core.remote.RemoteData.' }),
     ]);
     expect(rows.map((r) => [r.kind, r.label, r.summary])).toEqual([
       ['code', 'code', 'quantumespresso.pw'],
       ['structure', 'structure', 'Si2'],
       ['parameters', 'pw.parameters', undefined],
       ['kpoints', 'kpoints', 'mesh 4 × 4 × 2, offset 0 0 0.5'],
-      ['kpoints', 'kpoints_list', 'an explicit list of k-points'],
+      // An explicit list, and a node without a value, say their kind by name, not their raw node type.
+      ['kpoints', 'kpoints_list', 'explicit list of points'],
+      ['kpoints', 'kpoints_path', 'explicit list of points'],
+      ['other', 'remote', 'RemoteData'],
       ['other', 'x', '3'],
     ]);
     expect(pseudos.map((p) => [p.element, p.filename])).toEqual([

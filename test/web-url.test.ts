@@ -1,6 +1,7 @@
 /** The explorer's URL scheme and list state (web/src/url.ts): what a shared link means, and what it asks the API. */
 import { describe, expect, it } from 'vitest';
 import {
+  labelledPartRequest,
   appHref,
   classifySearch,
   isUuid,
@@ -78,7 +79,18 @@ describe('links', () => {
 describe('node list state', () => {
   it('has defaults a plain /nodes shows, and leaves them out of its links', () => {
     const state = listStateFrom(new URLSearchParams(''));
-    expect(state).toEqual({ page: 1, perpage: 20, sort: '-ctime' });
+    // No order asked for: newest first, the labelled nodes before the unlabelled.
+    expect(state).toEqual({ page: 1, perpage: 20, sort: '-ctime', labelledFirst: true });
+    expect(listStateFrom(new URLSearchParams('sort=-ctime')).labelledFirst).toBeUndefined();
+    expect(labelledPartRequest(state, true, 40, 20)).toEqual({
+      path: '/nodes/',
+      query: 'limit=20&offset=40&orderby=-ctime,id&label!=%22%22',
+    });
+    expect(
+      labelledPartRequest({ ...state, type: 'data.core.array.bands.%|' }, false, 0, 5, [3, 4]).query,
+    ).toBe(
+      `limit=5&offset=0&orderby=-ctime,id&full_type=${encodeURIComponent('"data.core.array.bands.%|"')}&id=in=3,4&label=%22%22`,
+    );
     expect(Object.values(listStateParams(state)).filter((v) => v !== undefined)).toEqual([]);
   });
 
@@ -104,7 +116,7 @@ describe('node list state', () => {
     const state = listStateFrom(
       new URLSearchParams('page=-2&perpage=abc&sort=secret&from=yesterday&user=x&uuid=zz'),
     );
-    expect(state).toEqual({ page: 1, perpage: 20, sort: '-ctime' });
+    expect(state).toEqual({ page: 1, perpage: 20, sort: '-ctime', labelledFirst: true });
     expect(listStateFrom(new URLSearchParams('perpage=100000')).perpage).toBe(400);
   });
 

@@ -231,12 +231,16 @@ describe.skipIf(missing !== undefined)('by-type views in Chromium (rich archive)
 
     const watched = await open(node.uuid);
     const { page } = watched;
-    const state = page.locator('[data-testid="process-state"]');
+    // The summary says the state and exit code; the process's own view does not say them again.
+    const state = page.locator('[data-testid="summary-state"]');
     await state.waitFor({ timeout: 20_000 });
     expect(await state.textContent()).toBe(attributes.process_state);
-    expect((await page.locator('[data-testid="exit-status"]').textContent())?.trim()).toBe(
-      attributes.exit_status === undefined ? '—' : String(attributes.exit_status),
-    );
+    if (attributes.exit_status !== undefined)
+      expect(await page.locator('[data-testid="summary-exit"]').textContent()).toContain(
+        `exit code ${attributes.exit_status}`,
+      );
+    await page.locator('#bt-process').waitFor();
+    expect(await page.locator('[data-testid="exit-status"]').count()).toBe(0);
     await page.locator('[data-testid="report"] tbody tr').first().waitFor();
     expect(await page.locator('[data-testid="report"] tbody tr').count()).toBe(logs.length);
     expect(await page.locator('[data-testid="report"]').textContent()).toContain(logs[0]!.message);

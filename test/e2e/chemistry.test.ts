@@ -37,7 +37,8 @@ describe.skipIf(missing !== undefined)('formulas in lists (rich archive)', () =>
           `/nodes/page/1/?perpage=20&orderby=-ctime,id&full_type=${encodeURIComponent(`"${STRUCTURE}"`)}`,
         )
       ).data.nodes;
-      await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}`);
+      // Newest first, as asked (with no order asked, the labelled come first).
+      await page.goto(`${served.base}/nodes?type=${encodeURIComponent(STRUCTURE)}&sort=-ctime`);
       const shown = page.locator('table.nodes tbody tr .formula');
       // The page, its list and then the formulas' request: seconds on a busy machine (1 s by default was not).
       await expect.poll(() => shown.count(), { timeout: 20_000 }).toBe(rows.length);

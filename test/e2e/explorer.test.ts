@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserMissing,
+  labelledFirstPage,
   launchBrowser,
   screenshot,
   serveExplorer,
@@ -118,19 +119,16 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (rich archive)
     await page.waitForURL(/\/nodes\?type=/);
     const full = new URL(page.url()).searchParams.get('type')!;
     const filter = `full_type=${encodeURIComponent(`"${full}"`)}`;
-    const first = await served.api<{ nodes: ApiNode[] }>(
-      `/nodes/page/1/?perpage=20&orderby=-ctime,id&${filter}`,
-    );
-    await expect.poll(uuidsShown).toEqual(first.data.nodes.map((n) => n.uuid));
+    // No order asked for: the labelled nodes first, each part newest first.
+    const first = await labelledFirstPage(served, filter, 1);
+    await expect.poll(uuidsShown).toEqual(first.nodes.map((n) => n.uuid));
     expect(await page.locator('[data-figure="list-total"]').textContent()).toBe(`${first.total} nodes`);
     await screenshot(page, 'node-list');
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL(/page=2/);
-    const second = await served.api<{ nodes: ApiNode[] }>(
-      `/nodes/page/2/?perpage=20&orderby=-ctime,id&${filter}`,
-    );
-    await expect.poll(uuidsShown).toEqual(second.data.nodes.map((n) => n.uuid));
+    const second = await labelledFirstPage(served, filter, 2);
+    await expect.poll(uuidsShown).toEqual(second.nodes.map((n) => n.uuid));
 
     // Sorting by label, ascending.
     await page.getByRole('button', { name: /^Label/ }).click();
@@ -341,9 +339,7 @@ describe.skipIf(missing !== undefined)('the explorer in a browser (several sourc
     }
     await page.getByRole('link', { name: 'Nodes', exact: true }).click();
     await page.waitForURL(/\/nodes\?profile=rich$/);
-    const first = await several.api<{ nodes: { uuid: string }[] }>(
-      '/nodes/page/1/?perpage=20&orderby=-ctime,id&profile=rich',
-    );
+    const first = { data: await labelledFirstPage(several, 'profile=rich', 1) };
     await expect
       .poll(() =>
         page

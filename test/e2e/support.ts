@@ -140,3 +140,29 @@ export async function screenshot(
   await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
   return file;
 }
+
+/**
+ * A page of the node list where no order is asked for, as the API gives it: the labelled nodes first, then the
+ * unlabelled, each newest first (`filter`: the list's v4 filters, `&`-joined).
+ */
+export async function labelledFirstPage(
+  served: Awaited<ReturnType<typeof serveExplorer>>,
+  filter: string,
+  page = 1,
+  perpage = 20,
+): Promise<{ nodes: ApiNode[]; total: number }> {
+  const part = (label: string, offset: number, limit: number) =>
+    served.api<{ nodes: ApiNode[] }>(
+      `/nodes/?limit=${limit}&offset=${offset}&orderby=-ctime,id&${[filter, encodeURI(label)].filter((p) => p !== '').join('&')}`,
+    );
+  const start = (page - 1) * perpage;
+  const labelled = await part('label!=""', start, perpage);
+  const before = labelled.total ?? 0;
+  const rest = await part(
+    'label=""',
+    Math.max(0, start - before),
+    Math.max(1, perpage - labelled.data.nodes.length),
+  );
+  const nodes = [...labelled.data.nodes, ...rest.data.nodes].slice(0, perpage);
+  return { nodes, total: before + (rest.total ?? 0) };
+}

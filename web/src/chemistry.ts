@@ -37,7 +37,7 @@ export function formulaOf(attributes: Record<string, unknown> | null | undefined
   const { kinds, sites, formulae } = attributes;
   if (Array.isArray(formulae)) {
     const written = formulae.filter((f): f is string => typeof f === 'string' && f.trim() !== '');
-    return written.length > 0 ? written.map((f) => f.trim()).join(', ') : undefined;
+    return written.length > 0 ? written.map(writtenFormula).join(', ') : undefined;
   }
   if (!Array.isArray(kinds) || !Array.isArray(sites) || sites.length === 0) return undefined;
   const byName = new Map<string, string>();
@@ -52,6 +52,25 @@ export function formulaOf(attributes: Record<string, unknown> | null | undefined
     symbols.push(symbol);
   }
   return hillFormula(symbols);
+}
+
+/**
+ * A formula as a CIF writes it (`Mo1 S2`, `O3 Ti Ba`) in the Hill order of every other formula shown (`MoS2`,
+ * `BaO3Ti`); one that is not a list of elements and counts stays as written.
+ */
+export function writtenFormula(formula: string): string {
+  const words = formula.trim().split(/\s+/);
+  const counts = new Map<string, number>();
+  for (const word of words) {
+    const match = /^([A-Z][a-z]?)(\d+(?:\.\d+)?)?$/.exec(word);
+    if (match === null) return formula.trim();
+    counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + Number(match[2] ?? 1));
+  }
+  const names = [...counts.keys()].sort();
+  const first = counts.has('C') ? ['C', ...(counts.has('H') ? ['H'] : [])] : [];
+  return [...first, ...names.filter((n) => !first.includes(n))]
+    .map((n) => (counts.get(n) === 1 ? n : `${n}${counts.get(n)}`))
+    .join('');
 }
 
 /** A formula as text and subscripts: `Si2O4` → Si, 2, O, 4 (counts apart, for <sub>). */

@@ -113,3 +113,29 @@ export function typeOptions(root: {
   for (const child of root.subspaces) walk(child, 0);
   return out;
 }
+
+/**
+ * What a type filter that is not one of the tree's entries reads as in a menu: the `full_type` pattern of a
+ * home shortcut (`data.core.array.bands.%|`) is named by the one tree entry it matches (`BandsData`), or by its
+ * last word for several (`bands (any)`), not shown raw.
+ */
+export function typeFilterName(
+  pattern: string,
+  options: { full_type: string | null; label: string }[],
+): string {
+  const like = new RegExp(
+    `^${pattern
+      .split('%')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  const matched = options.filter(
+    (o) => o.full_type !== null && !o.full_type.includes('%') && like.test(o.full_type),
+  );
+  if (matched.length === 1) return matched[0]!.label;
+  const words = pattern
+    .split('|')[0]!
+    .split('.')
+    .filter((w) => w !== '' && !w.includes('%'));
+  return words.length === 0 ? pattern : `${words[words.length - 1]} (any)`;
+}

@@ -108,6 +108,8 @@ export interface ListState {
   formula?: string;
   /** Failed processes only (excepted, killed, or a non-zero exit status), through the querybuilder. */
   failed?: boolean;
+  /** No order was asked for: the labelled nodes come first (each part newest first). */
+  labelledFirst?: boolean;
 }
 
 export const PAGE_SIZES = [20, 50, 100, 200] as const;
@@ -127,9 +129,8 @@ export function listStateFrom(params: URLSearchParams): ListState {
   };
   const perpage = whole('perpage', 1, DEFAULT_LIST.perpage);
   const sortParam = params.get('sort') ?? '';
-  const sort = SORTABLE.includes(sortParam.replace(/^-/, '') as (typeof SORTABLE)[number])
-    ? sortParam
-    : DEFAULT_LIST.sort;
+  const sortAsked = SORTABLE.includes(sortParam.replace(/^-/, '') as (typeof SORTABLE)[number]);
+  const sort = sortAsked ? sortParam : DEFAULT_LIST.sort;
   const day = (name: string) => {
     const v = text(name);
     return v !== undefined && DAY.test(v) ? v : undefined;
@@ -153,6 +154,7 @@ export function listStateFrom(params: URLSearchParams): ListState {
     nelements: nelements > 0 ? nelements : undefined,
     formula: formula !== undefined && /^([A-Z][a-z]?\d*)+$/.test(formula) ? formula : undefined,
     failed: params.get('state') === 'failed' ? true : undefined,
+    labelledFirst: sortAsked ? undefined : true,
   };
 }
 
@@ -214,6 +216,24 @@ export function listRequest(state: ListState, pks?: number[]): { path: string; q
     path: `/nodes/page/${state.page}/`,
     query: [`perpage=${state.perpage}`, `orderby=${order}`, filters].filter((p) => p !== '').join('&'),
   };
+}
+
+/**
+ * One part of a page whose labelled nodes come first: the labelled (`label!=""`) or the unlabelled nodes of the
+ * list, `limit` of them from `offset`, in the list's order.
+ */
+export function labelledPartRequest(
+  state: ListState,
+  labelled: boolean,
+  offset: number,
+  limit: number,
+  pks?: number[],
+): { path: string; query: string } {
+  const ids = pks === undefined ? '' : pks.length === 1 ? `id=${pks[0]}` : `id=in=${pks.join(',')}`;
+  const label = labelled ? 'label!=""' : 'label=""';
+  const filters = [listFilters(state), ids, encodeURI(label)].filter((p) => p !== '').join('&');
+  const order = state.sort.replace(/^-/, '') === 'id' ? state.sort : `${state.sort},id`;
+  return { path: '/nodes/', query: `limit=${limit}&offset=${offset}&orderby=${order}&${filters}` };
 }
 
 function nextDay(day: string): string {

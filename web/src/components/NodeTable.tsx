@@ -125,6 +125,15 @@ export function NodeName({
         <Formula formula={formula} />
       </Link>
     );
+  // An unlabelled band structure is named by what it was computed for, not "(no label)".
+  if (label === '' && computedFor !== undefined)
+    return (
+      <Link path={`/nodes/${uuid}`} title="no label">
+        <span data-field="computed-for">
+          for <Formula formula={computedFor} />
+        </span>
+      </Link>
+    );
   return (
     <>
       <Link path={`/nodes/${uuid}`}>{label === '' ? <em>(no label)</em> : label}</Link>

@@ -5,14 +5,52 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api.js';
 import { FORMULA_ATTRIBUTES, formulaOf, hasFormula } from '../chemistry.js';
+import { useExplorer } from '../context.js';
+import { optimadeBase, servesOptimade } from '../optimade-base.js';
 
-export function useFormulas(api: Api, nodes: { id: number; node_type: string }[]): Map<number, string> {
+/**
+ * The formulas of CIFs as every list and page shows them: the content of the unit cell in Hill order (`Si8`),
+ * as for a structure, from the source's OPTIMADE endpoint, which reads the files; one request for a page's CIFs.
+ */
+async function cifCellFormulas(
+  api: Api,
+  root: string,
+  cifs: { id: number; uuid: string }[],
+  signal: AbortSignal,
+): Promise<Map<number, string>> {
+  const filter = cifs.map((c) => `id="${c.uuid}"`).join(' OR ');
+  const url = `${optimadeBase(api, root)}/structures?filter=${encodeURIComponent(filter)}&page_limit=${cifs.length}&response_fields=chemical_formula_hill`;
+  const response = await fetch(url, { headers: { Accept: 'application/vnd.api+json' }, signal });
+  if (!response.ok) return new Map();
+  const body = (await response.json()) as { data?: { id: string; attributes: Record<string, unknown> }[] };
+  const found = new Map<number, string>();
+  for (const entry of body.data ?? []) {
+    const cif = cifs.find((c) => c.uuid === entry.id);
+    const formula = entry.attributes.chemical_formula_hill;
+    if (cif !== undefined && typeof formula === 'string' && formula !== '') found.set(cif.id, formula);
+  }
+  return found;
+}
+
+export function useFormulas(
+  api: Api,
+  nodes: { id: number; uuid: string; node_type: string }[],
+): Map<number, string> {
+  const { root } = useExplorer();
   const [formulas, setFormulas] = useState<Map<number, string>>(new Map());
-  const ids = [...new Set(nodes.filter((n) => hasFormula(n.node_type)).map((n) => n.id))];
+  const shown = nodes.filter((n) => hasFormula(n.node_type));
+  const ids = [...new Set(shown.map((n) => n.id))];
   const key = ids.join(',');
   useEffect(() => {
     if (ids.length === 0) return;
     const controller = new AbortController();
+    // Another server's API (`?api=`) has no OPTIMADE endpoint this explorer knows of: its CIFs show the formula
+    // their file writes, in Hill order.
+    const cifs = servesOptimade(api) ? shown.filter((n) => n.node_type.startsWith('data.core.cif.')) : [];
+    const cells =
+      cifs.length === 0
+        ? Promise.resolve(new Map<number, string>())
+        : cifCellFormulas(api, root, cifs, controller.signal).catch(() => new Map<number, string>());
     api
       .get<{ nodes: { id: number; attributes?: Record<string, unknown> }[] }>(
         '/nodes/',
@@ -27,12 +65,14 @@ export function useFormulas(api: Api, nodes: { id: number; node_type: string }[]
             const formula = formulaOf(n.attributes);
             if (formula !== undefined) found.set(n.id, formula);
           }
-          setFormulas(found);
+          return cells.then((cell) => {
+            if (!controller.signal.aborted) setFormulas(new Map([...found, ...cell]));
+          });
         },
         () => undefined,
       );
     return () => controller.abort();
-  }, [api, key]);
+  }, [api, root, key]);
   return formulas;
 }
 

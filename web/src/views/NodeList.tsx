@@ -2,10 +2,11 @@
 import { useMemo } from 'preact/hooks';
 import { useExplorer } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatCount, typeOptions, userName } from '../format.js';
+import { formatCount, typeFilterName, typeOptions, userName } from '../format.js';
 import type { NodeSummary, TypeCount, User } from '../types.js';
 import {
   filtersChemistry,
+  labelledPartRequest,
   listRequest,
   listStateFrom,
   listStateParams,
@@ -14,6 +15,7 @@ import {
 } from '../url.js';
 import { chemistryFilter, structurePks } from '../optimade.js';
 import { failedPks } from '../failed.js';
+import { searchesWords, wordLabelPks } from '../label-words.js';
 import { Await } from '../components/Await.js';
 import { NodeTable } from '../components/NodeTable.js';
 import { Pager } from '../components/Pager.js';
@@ -32,6 +34,40 @@ interface ListPage {
   totalCount?: number;
   /** What the chemistry filters found through OPTIMADE, when they are set. */
   chemistry?: { total?: number; taken: number; url: string };
+}
+
+/**
+ * A page of the list with its labelled nodes first (where no order was asked for: "bands Si2" before twenty
+ * unlabelled band structures): the labelled part of the page, the number of unlabelled ones, and the unlabelled
+ * rest of the page when the labelled ones end on it.
+ */
+async function labelledFirst(
+  api: ReturnType<typeof useExplorer>['api'],
+  state: ListState,
+  pks: number[] | undefined,
+  signal: AbortSignal,
+): Promise<ListPage> {
+  type Answer = { nodes: NodeSummary[] };
+  const start = (state.page - 1) * state.perpage;
+  const part = (labelled: boolean, offset: number, limit: number) => {
+    const request = labelledPartRequest(state, labelled, offset, limit, pks);
+    return api.get<Answer>(request.path, request.query, { signal });
+  };
+  const [labelled, unlabelledCount] = await Promise.all([
+    part(true, start, state.perpage),
+    part(false, 0, 1),
+  ]);
+  const nodes = [...labelled.data.nodes];
+  const before = labelled.totalCount ?? 0;
+  if (nodes.length < state.perpage && (unlabelledCount.totalCount ?? 0) > 0) {
+    const rest = await part(false, Math.max(0, start - before), state.perpage - nodes.length);
+    nodes.push(...rest.data.nodes);
+  }
+  const total =
+    labelled.totalCount === undefined || unlabelledCount.totalCount === undefined
+      ? undefined
+      : labelled.totalCount + unlabelledCount.totalCount;
+  return { nodes, totalCount: total };
 }
 
 export function NodeList() {
@@ -55,15 +91,20 @@ export function NodeList() {
         const failed = await failedPks(api, CHEMISTRY_LIMIT, signal);
         pks = pks === undefined ? failed : pks.filter((pk) => failed.includes(pk));
       }
-      if (pks !== undefined) {
-        if (pks.length === 0) return { nodes: [], totalCount: 0, chemistry: summary };
-        const request = listRequest(state, pks);
-        const answer = await api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal });
-        return { nodes: answer.data.nodes, totalCount: answer.totalCount, chemistry: summary };
+      // A short text is matched as a word (`Si`, not the `si` of `singlefile`): the nodes it finds replace the
+      // list's own substring filter.
+      const words = state.label !== undefined && searchesWords(state.label);
+      if (words) {
+        const found = await wordLabelPks(api, state.label!, CHEMISTRY_LIMIT, signal);
+        pks = pks === undefined ? found : pks.filter((pk) => found.includes(pk));
       }
-      const request = listRequest(state);
+      if (pks !== undefined && pks.length === 0) return { nodes: [], totalCount: 0, chemistry: summary };
+      const listed = words ? { ...state, label: undefined } : state;
+      if (state.labelledFirst)
+        return { ...(await labelledFirst(api, listed, pks, signal)), chemistry: summary };
+      const request = listRequest(listed, pks);
       const answer = await api.get<{ nodes: NodeSummary[] }>(request.path, request.query, { signal });
-      return { nodes: answer.data.nodes, totalCount: answer.totalCount };
+      return { nodes: answer.data.nodes, totalCount: answer.totalCount, chemistry: summary };
     },
     [api, key],
   );
@@ -241,7 +282,7 @@ function Filters({
           ))}
           {state.type !== undefined && !types.some((t) => t.full_type === state.type) && (
             <option value={state.type} selected>
-              {state.type}
+              {typeFilterName(state.type, types)}
             </option>
           )}
         </select>

@@ -37,7 +37,14 @@ export function ProcessFacts({ uuid }: { uuid: string }) {
               <span class={`tone-${status.data.tone}`} data-testid="summary-exit">
                 {' '}
                 exit code {status.data.exitStatus}
-                {status.data.exitMessage ? `: ${status.data.exitMessage}` : ''}
+                {/* The message on a line of its own: a long code (ERROR_..._NOT_REACHED) then fits whole. */}
+                {status.data.exitMessage ? (
+                  <span style={{ display: 'block' }} data-field="exit-message">
+                    {status.data.exitMessage}
+                  </span>
+                ) : (
+                  ''
+                )}
               </span>
             )}
           </>

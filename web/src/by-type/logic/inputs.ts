@@ -4,6 +4,7 @@
  * the incoming links (with a few attributes) in, the rows out.
  */
 import { formulaOf } from '../../chemistry.js';
+import { typeName } from '../../format.js';
 
 /** The attributes the inputs table asks the links endpoint for (never a whole array or dictionary). */
 export const INPUT_ATTRIBUTES = [
@@ -83,14 +84,18 @@ function summaryOf(kind: InputKind, attributes: Record<string, unknown>): string
   }
   if (kind === 'kpoints') {
     const { mesh, offset } = attributes;
-    // An explicit list (its points are an array, on the node's own page).
-    if (!Array.isArray(mesh)) return 'an explicit list of k-points';
+    // Without a mesh, a set is its list of points (array `kpoints`, which the inputs table does not fetch).
+    if (!Array.isArray(mesh)) return 'explicit list of points';
     const shift = Array.isArray(offset) && offset.some((o) => o !== 0) ? `, offset ${offset.join(' ')}` : '';
     return `mesh ${mesh.join(' × ')}${shift}`;
   }
   if (kind === 'other') return plain(attributes.value);
   return undefined;
 }
+
+/** A code's and a dictionary's rows say more than their kind; the others say at least that. */
+const namedKind = (kind: InputKind, nodeType: string) =>
+  kind === 'code' || kind === 'parameters' ? undefined : typeName(nodeType);
 
 /** `pw__parameters` → `pw.parameters` (AiiDA stores a namespace's separator as a double underscore). */
 export const linkLabel = (label: string) => label.replace(/__/g, '.');
@@ -114,7 +119,8 @@ export function processInputs(links: InputLink[]): ProcessInputs {
       label: linkLabel(link.link_label),
       link,
       formula,
-      summary: formula ?? summaryOf(kind, attributes),
+      // The kind's name where nothing else says what the node is (`KpointsData`, never its raw node type).
+      summary: formula ?? summaryOf(kind, attributes) ?? namedKind(kind, link.node_type),
     });
   }
   rows.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.label.localeCompare(b.label));

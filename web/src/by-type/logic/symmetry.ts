@@ -2,7 +2,7 @@
  * What a structure's page works out about its crystal: the cell a symmetry finder is given (kinds as species, so
  * that kinds the data tells apart, Fe1 and Fe2, stay apart), the density from the kinds' masses, and a supercell.
  */
-import { cellParameters, type Cell, type Vec3 } from './cell.js';
+import { cellParameters, cross, norm, type Cell, type Vec3 } from './cell.js';
 import { siteComposition, type Crystal } from './structure.js';
 
 /** Whether kinds tell apart atoms of the same composition, so that the kinds' symmetry may be lower. */
@@ -47,6 +47,13 @@ const AMU_G_PER_CM3 = 1.6605390666;
 
 /** Density in g/cm³ from the kinds' masses (AiiDA stores each kind's mass), or undefined without them. */
 export function density(attributes: Record<string, unknown>, cell: Cell): number | undefined {
+  const total = sitesMass(attributes);
+  const volume = cellParameters(cell).volume;
+  return total !== undefined && volume > 0 ? (total * AMU_G_PER_CM3) / volume : undefined;
+}
+
+/** The mass of the cell's sites in amu, from the kinds' masses. */
+function sitesMass(attributes: Record<string, unknown>): number | undefined {
   const { kinds, sites } = attributes;
   if (!Array.isArray(kinds) || !Array.isArray(sites)) return undefined;
   const mass = new Map<string, number>();
@@ -59,8 +66,40 @@ export function density(attributes: Record<string, unknown>, cell: Cell): number
     if (m === undefined) return undefined;
     total += m;
   }
-  const volume = cellParameters(cell).volume;
-  return volume > 0 ? (total * AMU_G_PER_CM3) / volume : undefined;
+  return total;
+}
+
+/** mg/m² per amu/Å²: 1.66054e-27 kg over 1e-20 m². */
+const AMU_PER_A2_MG_PER_M2 = 0.16605390666;
+
+export interface Density {
+  value: number;
+  /** `g/cm³` for a bulk crystal, `mg/m²` (mass per area of the periodic plane) for a sheet or a slab. */
+  unit: 'g/cm³' | 'mg/m²';
+}
+
+/**
+ * The density a structure's periodic directions make sense of: a bulk crystal's mass per volume; a 2D cell's (a
+ * sheet or a slab, two periodic directions) mass per area of its periodic plane, which the vacuum along the third
+ * does not change; none for a molecule or a chain (0D, 1D), whose cell is mostly vacuum.
+ */
+export function densityOf(
+  attributes: Record<string, unknown>,
+  cell: Cell,
+  pbc: [boolean, boolean, boolean],
+): Density | undefined {
+  const periodic = pbc.filter(Boolean).length;
+  if (periodic === 3) {
+    const value = density(attributes, cell);
+    return value === undefined ? undefined : { value, unit: 'g/cm³' };
+  }
+  if (periodic !== 2) return undefined;
+  const total = sitesMass(attributes);
+  const [u, v] = cell.filter((_, i) => pbc[i]) as [Vec3, Vec3];
+  const area = norm(cross(u, v));
+  return total === undefined || area <= 0
+    ? undefined
+    : { value: (total * AMU_PER_A2_MG_PER_M2) / area, unit: 'mg/m²' };
 }
 
 /** The atoms of an n1×n2×n3 supercell and its cell. */

@@ -6,6 +6,8 @@ import type { TypeViewProps } from '../index.js';
 import { cellParameters } from '../logic/cell.js';
 import { cifStructure, type CifStructure } from '../logic/cif.js';
 import { hillFormula } from '../logic/structure.js';
+import { formulaOf } from '../../chemistry.js';
+import { Formula } from '../../components/Formula.js';
 import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
 import { downloadText } from './download.js';
@@ -60,7 +62,7 @@ function Cif({
   label: string;
 }) {
   const atoms = useMemo(() => cif.unitCell.map((s) => ({ symbol: s.symbol, position: s.position })), [cif]);
-  const formulae = Array.isArray(attributes.formulae) ? attributes.formulae.join(', ') : undefined;
+  const declared = formulaOf({ formulae: attributes.formulae });
   const groups = Array.isArray(attributes.spacegroup_numbers)
     ? attributes.spacegroup_numbers.join(', ')
     : undefined;
@@ -71,12 +73,20 @@ function Cif({
     <>
       <Section title="Crystal" id="bt-cif">
         <dl class="bt-facts">
+          {/* The unit cell's content, as every list shows a CIF's formula (and a structure's). */}
           <dt>Formula</dt>
-          <dd data-testid="formula">{formulae ?? hillFormula(cif.unitCell.map((s) => s.symbol))}</dd>
-          <dt>Unit cell contents</dt>
           <dd>
-            {hillFormula(cif.unitCell.map((s) => s.symbol))} ({cif.unitCell.length} sites)
+            <span data-testid="formula">
+              <Formula formula={hillFormula(cif.unitCell.map((s) => s.symbol))} />
+            </span>{' '}
+            ({cif.unitCell.length} sites)
           </dd>
+          {declared !== undefined && (
+            <>
+              <dt>Formula in the file</dt>
+              <dd data-testid="formula-declared">{declared}</dd>
+            </>
+          )}
           {crystal && <Symmetry crystal={crystal} />}
           <dt>Declared in the file</dt>
           <dd data-testid="space-group-declared" title="the space group the file states, not checked">

@@ -1,12 +1,14 @@
 /**
  * A rotatable 3D picture of atoms and their cell, drawn by 3Dmol (loaded only with the structure views), with
- * bonds and element labels the reader turns on and off.
+ * bonds and element labels the reader turns on and off, views along the cell's vectors, and the picture as a PNG
+ * (and, for a structure, its POSCAR) to download.
  */
 import * as $3Dmol from '3dmol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { bondPairs } from '../logic/bonds.js';
 import { cellEdges, type Cell, type Vec3 } from '../logic/cell.js';
 import { prefersDark, webGL } from './common.js';
+import { viewAlong } from '../logic/poscar.js';
 
 /** Past this many atoms labels are offered no more: each is a sprite, and thousands hide the crystal. */
 export const LABELLED_ATOMS = 500;
@@ -49,7 +51,30 @@ function modelAtoms(atoms: Atom[], pairs: [number, number][]): $3Dmol.AtomSpec[]
   return out;
 }
 
-export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; label: string }) {
+/** Saves `href` (a data or blob URL) under `name`, as a download link would. */
+function save(href: string, name: string): void {
+  const link = document.createElement('a');
+  link.href = href;
+  link.download = name;
+  link.click();
+}
+
+/** A file name from a label: letters, digits, dots and dashes. */
+const fileName = (label: string, extension: string) =>
+  `${label.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '') || 'structure'}.${extension}`;
+
+export function Crystal3D({
+  atoms,
+  cell,
+  label,
+  poscar,
+}: {
+  atoms: Atom[];
+  cell?: Cell;
+  label: string;
+  /** The structure as a POSCAR, offered as a download beside the picture. */
+  poscar?: string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const viewer = useRef<$3Dmol.GLViewer | undefined>(undefined);
   // How many atoms the view was fitted to (0: not yet).
@@ -153,6 +178,26 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
       setProblem(`The 3D view could not be drawn: ${(error as Error).message}`);
     }
   }, [atoms, cell, pairs, showBonds, showLabels, labellable]);
+  const axes = cell && cell.some((vector) => vector.some((x) => x !== 0)) ? cell : undefined;
+  const lookAlong = (axis: number) => {
+    const v = viewer.current;
+    if (!v || !axes) return;
+    const view = v.getView();
+    v.setView([...view.slice(0, 4), ...viewAlong(axes[axis]!)]);
+    v.render();
+  };
+  const savePng = () => {
+    const v = viewer.current;
+    if (!v) return;
+    v.render();
+    save(v.pngURI(), fileName(label, 'png'));
+  };
+  const savePoscar = () => {
+    if (poscar === undefined) return;
+    const url = URL.createObjectURL(new Blob([poscar], { type: 'text/plain' }));
+    save(url, fileName(label, 'poscar'));
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
   return (
     <>
       {problem === undefined && (
@@ -174,6 +219,24 @@ export function Crystal3D({ atoms, cell, label }: { atoms: Atom[]; cell?: Cell; 
             />{' '}
             Labels
           </label>
+        </div>
+      )}
+      {problem === undefined && (
+        <div class="bt-supercell" role="group" aria-label="View and save">
+          {axes &&
+            [0, 1, 2].map((axis) => (
+              <button key={axis} type="button" onClick={() => lookAlong(axis)} data-axis={'abc'[axis]}>
+                Along {'abc'[axis]}
+              </button>
+            ))}
+          <button type="button" onClick={savePng}>
+            Save PNG
+          </button>
+          {poscar !== undefined && (
+            <button type="button" onClick={savePoscar}>
+              POSCAR
+            </button>
+          )}
         </div>
       )}
       <div class="bt-3d-frame" hidden={problem !== undefined}>

@@ -19,17 +19,30 @@ import { KeyOutputs } from './KeyOutputs.js';
 import { CallTree } from './CallTree.js';
 import { ProcessInputs } from './ProcessInputs.js';
 import { FileBrowser, type FileSource } from '../../components/FileBrowser.js';
+import { useExplorer } from '../../context.js';
+import { parseRoute } from '../../url.js';
 
 const STATUS_ATTRIBUTES = 'process_label,process_state,exit_status,exit_message';
 
+/**
+ * Is this the page of `node` itself? Its summary says the state and exit code and message already (ProcessFacts);
+ * the view says them again only elsewhere (in the provenance graph's details of another node).
+ */
+function onOwnPage(node: { uuid: string; id: number }, root: string): boolean {
+  const route = parseRoute(window.location.pathname, root);
+  return route.name === 'node' && (route.uuid === node.uuid || route.uuid === String(node.id));
+}
+
 export default function ProcessView({ node, api }: TypeViewProps) {
   const attributes = useAttributes({ node, api });
+  const { root } = useExplorer();
+  const summarised = onOwnPage(node, root);
   return (
     <div class="bt-view" data-view="process">
       <ProcessInputs api={api} uuid={node.uuid} />
       <Section title="Process" id="bt-process">
         <Await loaded={attributes} what="the process state">
-          {(attrs) => <Status attributes={attrs} />}
+          {(attrs) => <Status attributes={attrs} summarised={summarised} />}
         </Await>
       </Section>
       <KeyOutputs api={api} uuid={node.uuid} />
@@ -41,31 +54,11 @@ export default function ProcessView({ node, api }: TypeViewProps) {
   );
 }
 
-function Status({ attributes }: { attributes: Record<string, unknown> }) {
+function Status({ attributes, summarised }: { attributes: Record<string, unknown>; summarised: boolean }) {
   const status = processStatus(attributes);
   return (
     <dl class="bt-facts">
-      <dt>State</dt>
-      <dd>
-        <span class={`bt-state bt-tone-${status.tone}`} data-testid="process-state">
-          {status.state}
-        </span>{' '}
-        exit code{' '}
-        <span
-          data-testid="exit-status"
-          class={status.exitStatus === undefined ? '' : `bt-tone-${status.tone}`}
-        >
-          {status.exitStatus === undefined ? '—' : status.exitStatus}
-        </span>
-        {status.exitMessage && (
-          <>
-            {': '}
-            <span class={`bt-tone-${status.tone}`} data-testid="exit-message">
-              {status.exitMessage}
-            </span>
-          </>
-        )}
-      </dd>
+      {!summarised && <StateLine status={status} />}
       {typeof attributes.process_label === 'string' && (
         <>
           <dt>Process</dt>
@@ -89,6 +82,35 @@ function Status({ attributes }: { attributes: Record<string, unknown> }) {
         </>
       )}
     </dl>
+  );
+}
+
+/** The state, exit code and message, in colour. */
+function StateLine({ status }: { status: ReturnType<typeof processStatus> }) {
+  return (
+    <>
+      <dt>State</dt>
+      <dd>
+        <span class={`bt-state bt-tone-${status.tone}`} data-testid="process-state">
+          {status.state}
+        </span>{' '}
+        exit code{' '}
+        <span
+          data-testid="exit-status"
+          class={status.exitStatus === undefined ? '' : `bt-tone-${status.tone}`}
+        >
+          {status.exitStatus === undefined ? '—' : status.exitStatus}
+        </span>
+        {status.exitMessage && (
+          <>
+            {': '}
+            <span class={`bt-tone-${status.tone}`} data-testid="exit-message">
+              {status.exitMessage}
+            </span>
+          </>
+        )}
+      </dd>
+    </>
   );
 }
 
@@ -131,7 +153,7 @@ function Logs({ logs }: { logs: Log[] }) {
           <tbody>
             {shown.map((l, i) => (
               <tr key={i}>
-                <td>
+                <td class="bt-nowrap">
                   <DateTime value={l.time} />
                 </td>
                 <td>

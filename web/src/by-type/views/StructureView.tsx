@@ -8,10 +8,11 @@ import { cellParameters } from '../logic/cell.js';
 import { crystalFromAttributes, mainSymbol, siteComposition, type Crystal } from '../logic/structure.js';
 import { FRACTIONAL, Num, Section, Table, useShown } from './common.js';
 import { Crystal3D } from './Crystal3D.js';
+import { poscar } from '../logic/poscar.js';
 import { fetchAttributes, fetchDerived } from './contents.js';
 import { Symmetry } from './Symmetry.js';
 import { Formula } from '../../components/Formula.js';
-import { density, supercell } from '../logic/symmetry.js';
+import { densityOf, supercell, type Density } from '../logic/symmetry.js';
 
 interface Derived {
   formula?: string;
@@ -26,7 +27,7 @@ export default function StructureView({ node, api }: TypeViewProps) {
         fetchDerived<Derived>(api, node.uuid, signal),
       ]);
       const crystal = crystalFromAttributes(attributes);
-      return { crystal, derived, density: density(attributes, crystal.cell) };
+      return { crystal, derived, density: densityOf(attributes, crystal.cell, crystal.pbc) };
     },
     [node.uuid, api],
   );
@@ -60,7 +61,7 @@ function Structure({
 }: {
   crystal: Crystal;
   derived: Derived;
-  density?: number;
+  density?: Density;
   label: string;
 }) {
   // The supercell is in the address (`?supercell=2x2x1`): a reload or a shared link draws the same.
@@ -73,6 +74,16 @@ function Structure({
     const atoms = crystal.sites.map((s) => ({ symbol: mainSymbol(s), position: s.position }));
     return periodic ? supercell(atoms, crystal.cell, repeat) : { atoms, cell: crystal.cell };
   }, [crystal, repeat, periodic]);
+  // The structure itself (not the supercell drawn), as VASP reads it.
+  const structurePoscar = useMemo(
+    () =>
+      poscar(
+        label,
+        crystal.cell,
+        crystal.sites.map((site) => ({ symbol: mainSymbol(site), position: site.position })),
+      ),
+    [crystal, label],
+  );
   const p = cellParameters(crystal.cell);
   const dim = derived.dimensionality;
   const { shown, more } = useShown(crystal.sites);
@@ -86,8 +97,13 @@ function Structure({
           <dd>{crystal.sites.length}</dd>
           {density !== undefined && (
             <>
-              <dt>Density</dt>
-              <dd data-testid="density">{density.toFixed(4)} g/cm³</dd>
+              <dt>{density.unit === 'mg/m²' ? 'Areal density' : 'Density'}</dt>
+              <dd
+                data-testid="density"
+                title={density.unit === 'mg/m²' ? 'mass per area of the periodic plane' : undefined}
+              >
+                {density.value.toFixed(4)} {density.unit}
+              </dd>
             </>
           )}
           {periodic && <Symmetry crystal={crystal} />}
@@ -135,7 +151,12 @@ function Structure({
             ))}
           </div>
         )}
-        <Crystal3D atoms={drawn.atoms} cell={periodic ? drawn.cell : undefined} label={label} />
+        <Crystal3D
+          atoms={drawn.atoms}
+          cell={periodic ? drawn.cell : undefined}
+          label={label}
+          poscar={structurePoscar}
+        />
       </Section>
       <CellTable cell={crystal.cell} params={p} />
       <Section title="Sites" id="bt-sites">
