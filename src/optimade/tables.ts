@@ -77,8 +77,14 @@ export class SideTables {
     /** The request reads the symmetry columns: it waits for the symmetry pass too. */
     needsSymmetry = false,
   ): Promise<T> {
-    const table = await this.of(backend, deadline, queryTimeoutMs, needsSymmetry);
-    const held = this.held.get(table);
+    let table = await this.of(backend, deadline, queryTimeoutMs, needsSymmetry);
+    let held = this.held.get(table);
+    // Handed out but closed before its reader was counted (another source's opening closed it for room, or the
+    // table with its symmetry took its place): it opens again from its file.
+    while (held === undefined && !this.closed && Date.now() < deadline) {
+      table = await this.of(backend, deadline, queryTimeoutMs, needsSymmetry);
+      held = this.held.get(table);
+    }
     if (held === undefined) return read(table);
     held.readers += 1;
     this.files.touch(held.holder);
