@@ -7,9 +7,6 @@ import { Link } from './components/Link.js';
 import { Home } from './views/Home.js';
 import { NodeList } from './views/NodeList.js';
 import { NodePage } from './views/NodePage.js';
-import { GroupList, GroupPage } from './views/Groups.js';
-import { ComputerList, ComputerPage } from './views/Computers.js';
-import { UserList } from './views/Users.js';
 import { NotFound } from './views/NotFound.js';
 import { Boundary } from './components/Boundary.js';
 import { Lazy } from './components/Lazy.js';
@@ -18,6 +15,13 @@ import { currentSource } from './search-state.js';
 
 /** The search page is a chunk of its own: none of it is in the first page's JavaScript. */
 const loadSearch = () => import('./views/SearchPage.js');
+// Groups, computers and users are rarely where a visit starts: their views are chunks of their own, so that the
+// first view stays within its budget.
+const loadGroupList = () => import('./views/Groups.js').then((m) => ({ default: m.GroupList }));
+const loadGroupPage = () => import('./views/Groups.js').then((m) => ({ default: m.GroupPage }));
+const loadComputerList = () => import('./views/Computers.js').then((m) => ({ default: m.ComputerList }));
+const loadComputerPage = () => import('./views/Computers.js').then((m) => ({ default: m.ComputerPage }));
+const loadUserList = () => import('./views/Users.js').then((m) => ({ default: m.UserList }));
 
 interface Props {
   apiPath: string;
@@ -144,15 +148,17 @@ function View({ route }: { route: Route }) {
     case 'node':
       return <NodePage key={route.uuid} uuid={route.uuid} />;
     case 'groups':
-      return <GroupList />;
+      return <Lazy load={loadGroupList} props={{}} what="the groups" />;
     case 'group':
-      return <GroupPage key={route.uuid} uuid={route.uuid} />;
+      return <Lazy key={route.uuid} load={loadGroupPage} props={{ uuid: route.uuid }} what="the group" />;
     case 'computers':
-      return <ComputerList />;
+      return <Lazy load={loadComputerList} props={{}} what="the computers" />;
     case 'computer':
-      return <ComputerPage key={route.uuid} uuid={route.uuid} />;
+      return (
+        <Lazy key={route.uuid} load={loadComputerPage} props={{ uuid: route.uuid }} what="the computer" />
+      );
     case 'users':
-      return <UserList />;
+      return <Lazy load={loadUserList} props={{}} what="the users" />;
     case 'search':
       return <Lazy load={loadSearch} props={{}} what="the search" />;
     default:
