@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
+import { serverChangeLine } from '../src/cli/announce.js';
 import { withPostgres } from './support/postgres.js';
 import { buildApp } from '../src/server/app.js';
 import { openPostgresUrl } from '../src/storage/profiles.js';
@@ -21,6 +22,7 @@ describe.skipIf(!withPostgres)('readiness of a PostgreSQL source', () => {
   let backend: StorageBackend;
   let app: FastifyInstance;
   let base: string;
+  const said: string[] = [];
 
   beforeAll(async () => {
     cluster = await startCluster();
@@ -30,6 +32,7 @@ describe.skipIf(!withPostgres)('readiness of a PostgreSQL source', () => {
     backend = await openPostgresUrl(cluster.url('rich'), container, {
       name: 'rich',
       workers: 2,
+      onServerChange: (...change) => said.push(serverChangeLine(...change)),
     });
     app = await buildApp({ backends: [backend], metrics: true });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -72,5 +75,10 @@ describe.skipIf(!withPostgres)('readiness of a PostgreSQL source', () => {
       if (again !== 200) await new Promise((r) => setTimeout(r, 200));
     }
     expect(again).toBe(200);
+    // Its only server: no "others" for reads to go to while it was out, and one line each way.
+    expect(said).toHaveLength(2);
+    expect(said[0]).toMatch(/ is out \(.*\); its requests answer 503 until it is back\n$/);
+    expect(said.join('')).not.toMatch(/the others/);
+    expect(said[1]).toMatch(/ answers again; reads go to it\n$/);
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../src/bench/postgres-cluster.js';
 import { withPostgres } from './support/postgres.js';
+import { serverChangeLine } from '../src/cli/announce.js';
 import { buildApp } from '../src/server/app.js';
 import { openContainer } from '../src/storage/disk-objectstore.js';
 import { openPostgres } from '../src/storage/postgres/backend.js';
@@ -45,12 +46,14 @@ describe.skipIf(!withPostgres)('PostgreSQL with a streaming read replica', () =>
 
   /** Quarry serving the primary and its replica, listening on a loopback port. */
   async function serve(options: { replicasOnly?: boolean } = {}) {
+    const said: string[] = [];
     const backend = await openPostgres(primary.url('rich'), await openContainer(repository), {
       name: 'rich',
       replicas: [standby.url('rich')],
       poolSize: 4,
       timeoutMs: 10_000,
       retryMs: 100,
+      onChange: (...change) => said.push(serverChangeLine(...change)),
       ...options,
     });
     const app = await buildApp({ backends: [backend], queryTimeoutMs: 10_000 });
@@ -58,7 +61,7 @@ describe.skipIf(!withPostgres)('PostgreSQL with a streaming read replica', () =>
     opened.push({ app, backend });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v4`;
     const servers = () => (backend.db as PostgresServers).states();
-    return { app, backend, base, servers };
+    return { app, backend, base, servers, said };
   }
 
   beforeAll(async () => {
@@ -194,7 +197,7 @@ describe.skipIf(!withPostgres)('PostgreSQL with a streaming read replica', () =>
   }
 
   it('loses no request when the replica stops under load, and uses it again when it is back', async () => {
-    const { base, servers, backend } = await serve();
+    const { base, servers, backend, said } = await serve();
     const { answered, problems } = await load(base, 3_000, async () => standby.stop());
     // Requests in flight on the replica when it died were run again on the primary: none was lost.
     const rerun = (backend.db as PostgresServers).serversLost;
@@ -202,6 +205,7 @@ describe.skipIf(!withPostgres)('PostgreSQL with a streaming read replica', () =>
     expect(problems).toEqual([]);
     expect(answered).toBeGreaterThan(50);
     expect(servers().find((s) => s.role === 'replica')?.up).toBe(false);
+    expect(said).toEqual([expect.stringMatching(/ is out \(.*\); reads go to the others\n$/)]);
 
     standby.start();
     await until('the replica is taken back', () => servers().every((s) => s.up));

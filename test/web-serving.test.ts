@@ -86,6 +86,33 @@ describe('the explorer served beside the API', () => {
     expect((await served.app.inject({ url: '/assets/no-such-file.js' })).statusCode).toBe(404);
   });
 
+  it('answers an asset again with 304, in ranges, and nothing outside its folder', async () => {
+    const page = (await served.app.inject({ url: '/', headers: html })).body;
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page)![1]!;
+    const whole = await served.app.inject({ url: asset });
+    const etag = whole.headers.etag as string;
+    expect(etag).toBeTruthy();
+    const again = await served.app.inject({ url: asset, headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    const part = await served.app.inject({ url: asset, headers: { range: 'bytes=0-9' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe(whole.body.slice(0, 10));
+    const past = await served.app.inject({ url: asset, headers: { range: 'bytes=99999999-' } });
+    expect(past.statusCode).toBe(416);
+    expect(past.json().message).toBeTruthy();
+    for (const url of [
+      '/assets/%2e%2e/index.html',
+      '/assets/..%2findex.html',
+      '/assets/',
+      '/assets/.hidden',
+    ]) {
+      const answer = await served.app.inject({ url });
+      expect(answer.statusCode, url).toBe(404);
+      expect(answer.body, url).not.toContain('<html');
+    }
+  });
+
   it('leaves other clients and every API path as they were', async () => {
     const plain = await served.app.inject({ url: '/' });
     expect(plain.statusCode).toBe(404);

@@ -27,3 +27,11 @@ function shownNames(names: string[]): string {
   if (names.length <= 5) return names.join(', ') || 'no source yet';
   return `${names.length} sources (${names.slice(0, 3).join(', ')}, ...; GET /sources/ lists them)`;
 }
+
+/** What a database server's change means for reads: "the others" only where others still answer. */
+export function serverChangeLine(server: string, up: boolean, problem?: string, upNow = 0): string {
+  if (up) return `quarry: database server ${server} answers again; reads go to it\n`;
+  return upNow > 0
+    ? `quarry: database server ${server} is out (${problem}); reads go to the others\n`
+    : `quarry: database server ${server} is out (${problem}); its requests answer 503 until it is back\n`;
+}

@@ -12,7 +12,7 @@ import { isLegacyFolder } from '../storage/archive/archive.js';
 import { isRemote } from '../storage/archive/remote.js';
 import { openPostgresUrl, openProfile, openSqliteDos, type ProfileOptions } from '../storage/profiles.js';
 import { StorageOpenError, type StorageBackend } from '../storage/types.js';
-import { announce } from './announce.js';
+import { announce, serverChangeLine } from './announce.js';
 import { listenFailure } from './port-check.js';
 import { CliError } from './errors.js';
 import { exitWithStartFailure, reportOpened, reportServing, sayForAll } from './processes.js';
@@ -50,14 +50,8 @@ function storageSettings(options: ServeOptions) {
     queryMemoryMb: options.queryMemory,
     replicasOnly: options.replicasOnly,
     onIdleError: (error: Error) => process.stderr.write(`quarry: database session lost: ${error.message}\n`),
-    onServerChange: (server: string, up: boolean, problem?: string, upNow = 0) =>
-      process.stderr.write(
-        up
-          ? `quarry: database server ${server} answers again; reads go to it\n`
-          : upNow > 0
-            ? `quarry: database server ${server} is out (${problem}); reads go to the others\n`
-            : `quarry: database server ${server} is out (${problem}); its requests answer 503 until it is back\n`,
-      ),
+    onServerChange: (server: string, up: boolean, problem?: string, upNow?: number) =>
+      process.stderr.write(serverChangeLine(server, up, problem, upNow)),
   };
 }
 

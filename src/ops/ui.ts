@@ -1,12 +1,13 @@
 /**
  * The web explorer (web/, built into dist/web/) served beside the API: its history routes answer the app's
  * index.html to browsers that ask for HTML, every other client gets the API's usual 404, and its hashed assets are
- * cached for a year. The server only serves these files; it imports nothing of the app.
+ * cached for a year (through @fastify/send: ranges, conditional requests, types). The server only serves these
+ * files; it imports nothing of the app.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
+import send from '@fastify/send';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 
@@ -130,14 +131,29 @@ export function registerUi(app: FastifyInstance, ctx: AppContext, dir = webDir()
     done();
   });
   if (!onTheApi(ASSETS, ctx.prefix)) {
-    app.register(fastifyStatic, {
-      root: join(dir, 'assets'),
-      prefix: ASSETS,
-      decorateReply: false,
-      index: false,
-      // Content-hashed names: a file never changes under its name.
-      immutable: true,
-      maxAge: '365d',
+    const assets = join(dir, 'assets');
+    app.get(`${ASSETS}*`, async (request, reply) => {
+      // The path as sent (send decodes it itself, and refuses what would leave the folder).
+      const url = request.url;
+      const end = url.indexOf('?');
+      const path = url.slice(url.indexOf(ASSETS) + ASSETS.length - 1, end === -1 ? undefined : end);
+      // Content-hashed names: a file never changes under its name. Dotfiles and folders are not the app's.
+      const sent = await send(request.raw, path, {
+        root: assets,
+        immutable: true,
+        maxAge: '365d',
+        index: false,
+        dotfiles: 'ignore',
+      });
+      if (sent.type === 'file') return reply.code(sent.statusCode).headers(sent.headers).send(sent.stream);
+      // A range past the file's end or a failed precondition is the client's to fix; anything else is not here.
+      if (sent.type === 'error' && (sent.statusCode === 412 || sent.statusCode === 416))
+        return reply
+          .code(sent.statusCode)
+          .headers(sent.headers)
+          .type('application/json; charset=utf-8')
+          .send({ message: sent.metadata.error.message });
+      return reply.callNotFound();
     });
   }
 }
