@@ -3,14 +3,14 @@
  * conversion without aiida-core's files: each container (zip, tar.gz, folder) is served, converted once, and
  * every kind of bad input is refused in one line or served with a warning, never a crash or a hang.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { extractionCount } from '../src/storage/archive/extract.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
-import { scanFolders } from '../src/sources/discover.js';
+import { scanFolders, verdictsKept } from '../src/sources/discover.js';
 import { sourceOpener } from '../src/sources/open.js';
 import { openArchive, type StorageBackend } from '../src/storage/index.js';
 import { faultyServer } from './support/faulty-server.js';
@@ -336,6 +336,12 @@ describe('archives in a portal folder, by their content', () => {
     const again: string[] = [];
     expect(scanFolders([folder], (line) => again.push(line))).toHaveLength(4);
     expect(again).toEqual([]);
+    // Files gone from the folder are forgotten: a drop folder's scans keep only what is there.
+    const kept = verdictsKept();
+    rmSync(join(folder, 'README.md'));
+    rmSync(join(folder, 'pseudos.zip'));
+    expect(scanFolders([folder], () => {})).toHaveLength(4);
+    expect(verdictsKept()).toBe(kept - 2);
     const catalog = new SourceCatalog(sourceOpener({ cacheDir: tempDir('quarry-cache-') }), { maxOpen: 4 });
     catalog.add(found);
     const app = await buildApp({ catalog });

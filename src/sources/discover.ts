@@ -8,7 +8,7 @@
  * in one line of their count.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { archiveVerdict, type Verdict } from './archive-content.js';
 import { nameFrom } from './names.js';
 import type { PortalSpec } from './spec.js';
@@ -24,10 +24,12 @@ const SKIPPED = new Set(['.git', 'node_modules', 'container']);
 export function scanFolders(folders: readonly string[], say: (line: string) => void = warn): PortalSpec[] {
   const found: PortalSpec[] = [];
   for (const folder of folders) {
-    const scan: Scan = { found, say, others: 0 };
-    walk(resolve(folder), scan, 0);
+    const scan: Scan = { found, say, others: 0, seen: new Set() };
+    const root = resolve(folder);
+    walk(root, scan, 0);
     if (scan.others > 0)
       say(`${folder}: ${scan.others} other file(s) skipped: neither a zip nor a tar.gz, so no AiiDA archive`);
+    forgetGone(root, scan.seen);
   }
   return found;
 }
@@ -41,12 +43,15 @@ interface Scan {
   say: (line: string) => void;
   /** Files of no archive's shape, newly seen. */
   others: number;
+  /** Every file whose verdict this scan asked for. */
+  seen: Set<string>;
 }
 
 /** What each file was found to be, at the version it had: each file is read once, and said once. */
 const verdicts = new Map<string, { version: string; verdict: Verdict }>();
 
 function verdictOf(path: string, version: string, scan: Scan): Verdict {
+  scan.seen.add(path);
   const known = verdicts.get(path);
   if (known?.version === version) return known.verdict;
   const verdict = archiveVerdict(path);
@@ -56,6 +61,20 @@ function verdictOf(path: string, version: string, scan: Scan): Verdict {
     else scan.others += 1;
   }
   return verdict;
+}
+
+/**
+ * The verdicts of files below `root` that a whole scan of it no longer met: a folder whose files come and go (a
+ * drop folder of new exports) would otherwise keep one entry for every file it ever held.
+ */
+function forgetGone(root: string, seen: Set<string>): void {
+  const below = root.endsWith(sep) ? root : `${root}${sep}`;
+  for (const path of verdicts.keys()) if (path.startsWith(below) && !seen.has(path)) verdicts.delete(path);
+}
+
+/** How many files' verdicts are kept (for the tests of forgetting). */
+export function verdictsKept(): number {
+  return verdicts.size;
 }
 
 const MAX_DEPTH = 32;
