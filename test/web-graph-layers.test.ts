@@ -10,6 +10,7 @@ import {
   emptyGraph,
   mergeTree,
   neighbourSides,
+  neighboursOf,
   type Graph,
   type TreeNode,
 } from '../web/src/by-type/logic/graph.js';
@@ -38,10 +39,7 @@ function options(graph: Graph, rows: number, all = false): PlaceOptions {
   return {
     rows,
     subColumns: all ? Infinity : undefined,
-    neighbours: (id) =>
-      [...graph.edges.values()].flatMap((e) =>
-        e.source === id ? [e.target] : e.target === id ? [e.source] : [],
-      ),
+    neighbours: (id) => neighboursOf(graph, id),
   };
 }
 

@@ -13,7 +13,15 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/Problem.js';
 import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
-import { emptyGraph, mergeTree, moreMarkers, neighbourSides, oneLine, type Graph } from '../logic/graph.js';
+import {
+  emptyGraph,
+  mergeTree,
+  moreMarkers,
+  neighbourSides,
+  neighboursOf,
+  oneLine,
+  type Graph,
+} from '../logic/graph.js';
 import { emptyLayout, placeAround, ROW_HEIGHT, type Layout, type Side } from '../logic/graph-layout.js';
 import { extendTrail, readGraphState, writeGraphState, type TrailItem } from '../logic/graph-state.js';
 import { fetchFormulas, fetchTree } from './graph-data.js';
@@ -119,14 +127,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const placing = (all = false) => ({
     rows: Math.max(4, Math.floor((window.innerHeight - 96 - 2 * FIT_PADDING) / (READABLE_ZOOM * ROW_HEIGHT))),
     subColumns: all ? Infinity : undefined,
-    neighbours: (id: string) => {
-      const found: string[] = [];
-      for (const e of graph.current.edges.values()) {
-        if (e.source === id) found.push(e.target);
-        else if (e.target === id) found.push(e.source);
-      }
-      return found;
-    },
+    neighbours: (id: string) => neighboursOf(graph.current, id),
   });
 
   const wait = (of: string, left: Partial<Record<Side, string[]>>) => {
