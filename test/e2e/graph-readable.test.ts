@@ -154,8 +154,11 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
         (sum, t) => sum + Number(/Show ([\d,]+) more/.exec(t)![1]!.replace(/,/g, '')),
         0,
       );
-      expect(right.length + waiting, 'outputs of the calculations').toBeGreaterThan(rows);
-      expect(new Set(right.map((n) => Math.round(n.x))).size, 'sub-columns').toBeGreaterThanOrEqual(2);
+      // The rich data's calculations have more outputs than a column holds; the generated ones may have fewer.
+      if (source !== 'generated')
+        expect(right.length + waiting, 'outputs of the calculations').toBeGreaterThan(rows);
+      if (right.length + waiting > rows)
+        expect(new Set(right.map((n) => Math.round(n.x))).size, 'sub-columns').toBeGreaterThanOrEqual(2);
       await check(page, code.uuid, 'after the expansions');
       if (texts.length > 0) {
         // "N more" is a button, reached and pressed with the keyboard: it draws what it counted, still readable.
