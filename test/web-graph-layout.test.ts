@@ -88,13 +88,14 @@ describe('provenance layering', () => {
       { col: 0, row: 1 },
       { col: 0, row: 2 },
     ]);
-    // Expanding an input: its own inputs further left, its other outputs in free cells of the centre's column.
+    // Expanding an input: its own inputs further left, its other outputs in a layer of their own (neither the
+    // centre's column nor that of the centre's outputs).
     const before = new Map(layout.cells);
-    const placed = placeAround(layout, 'a', { left: ['i'], right: ['c', 'p', 'q'] });
+    const { placed } = placeAround(layout, 'a', { left: ['i'], right: ['c', 'p', 'q'] });
     expect(placed).toEqual(['i', 'p', 'q']);
     for (const [id, cell] of before) expect(layout.cells.get(id)).toEqual(cell);
     expect(at('i')).toEqual({ col: -2, row: -1 });
-    expect([at('p')!.col, at('q')!.col]).toEqual([0, 0]);
+    expect([at('p')!.col, at('q')!.col]).toEqual([2, 2]);
     const cells = [...layout.cells.values()].map((c) => `${c.col},${c.row}`);
     expect(new Set(cells).size).toBe(cells.length);
   });

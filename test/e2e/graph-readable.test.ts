@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
-import { brokenWords, clickNode, cutCaption, readability, settled } from './graph-helpers.js';
+import { brokenWords, clickNode, cutCaption, drawn, readability, settled } from './graph-helpers.js';
 import { ALL_SOURCES, richExplorer } from './rich-sources.js';
 import { browserMissing, screenshot, watchedPage, type ApiNode } from './support.js';
 
@@ -38,9 +38,8 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
   }
   const explorer = richExplorer(source);
 
-  async function sample(): Promise<ApiNode[]> {
-    const picked: ApiNode[] = [];
-    for (const [type, count] of KINDS) picked.push(...(await explorer.nodesOfType(type, '', count)));
+  /** The codes by how many calculations used them, most used first. */
+  async function codesByUse(): Promise<ApiNode[]> {
     const codes = await explorer.nodesOfType('data.core.code.%|%', '', 50);
     const uses = await Promise.all(
       codes.map(async (code) => {
@@ -50,12 +49,13 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
         return { code, uses: answer.data.metadata[0]!.total_no_of_outgoings };
       }),
     );
-    picked.push(
-      ...uses
-        .sort((a, b) => b.uses - a.uses)
-        .slice(0, CODES)
-        .map((u) => u.code),
-    );
+    return uses.sort((a, b) => b.uses - a.uses).map((u) => u.code);
+  }
+
+  async function sample(): Promise<ApiNode[]> {
+    const picked: ApiNode[] = [];
+    for (const [type, count] of KINDS) picked.push(...(await explorer.nodesOfType(type, '', count)));
+    picked.push(...(await codesByUse()).slice(0, CODES));
     return picked;
   }
 
@@ -105,6 +105,75 @@ describe.each(ALL_SOURCES)('the provenance graph reads at first sight (%s)', (so
       expect(watched.problems).toEqual([]);
       await page.context().close();
     }, 600_000);
+
+    it(`splits a long layer into sub-columns, and shows "N more" for what does not fit, at ${viewport.width}x${viewport.height}`, async () => {
+      // The most used code's page, then its calculations expanded one after the other: their outputs share a layer.
+      const code = (await codesByUse())[0]!;
+      const users = await explorer.served.api<{ nodes: Array<{ outgoing: ApiNode[] }> }>(
+        `/nodes/${code.uuid}/links/tree/?in_limit=0&out_limit=8`,
+      );
+      const calcs = users.data.nodes[0]!.outgoing.filter((n) => n.node_type.startsWith('process.'));
+      const watched = await watchedPage(explorer.browser, { viewport });
+      const { page } = watched;
+      await page.goto(`${explorer.served.base}/nodes/${code.uuid}`);
+      await page.locator('#graph').scrollIntoViewIfNeeded();
+      await settled(page, 2);
+      const rows = Number(await page.locator('[data-testid="provenance-graph"]').getAttribute('data-rows'));
+      expect(rows).toBeGreaterThanOrEqual(4);
+      let before = await drawn(page);
+      const x = (id: string) => before.nodes.find((n) => n.id === id)!.x;
+      const codeX = x(code.uuid);
+      const calcX = x(calcs[0]!.uuid);
+      const reveal = page.getByTestId('graph-reveal');
+      const details = page.locator('[data-testid="graph-details"]');
+      for (const calc of calcs) {
+        if ((await reveal.count()) > 0) break;
+        await clickNode(page, calc.uuid);
+        await expect.poll(() => details.getAttribute('data-uuid'), { timeout: 20_000 }).toBe(calc.uuid);
+        await details.getByRole('button', { name: 'Expand' }).click();
+        await expect
+          .poll(() => details.getByRole('button', { name: 'Expand' }).count(), { timeout: 20_000 })
+          .toBe(0);
+        await settled(page, 1);
+        const after = await drawn(page);
+        // Nothing drawn moved; what is new is in a layer of its own, never in the code's column.
+        const was = new Map(before.nodes.map((n) => [n.id, `${n.x},${n.y}`]));
+        for (const n of after.nodes) if (was.has(n.id)) expect(`${n.x},${n.y}`, n.id).toBe(was.get(n.id));
+        for (const n of after.nodes.filter((m) => !was.has(m.id)))
+          expect(Math.abs(n.x - codeX), `${n.id} in the code's column`).toBeGreaterThan(1);
+        before = after;
+      }
+      // No column holds more than the frame shows at the caption limit; the calculations' outputs needed more than
+      // one, so their layer is split into sub-columns.
+      const columns = new Map<number, number>();
+      for (const n of before.nodes) columns.set(Math.round(n.x), (columns.get(Math.round(n.x)) ?? 0) + 1);
+      for (const [at, count] of columns) expect(count, `column at x ${at}`).toBeLessThanOrEqual(rows);
+      const right = before.nodes.filter((n) => n.x > calcX + 1);
+      const texts = await reveal.allTextContents();
+      const waiting = texts.reduce(
+        (sum, t) => sum + Number(/Show ([\d,]+) more/.exec(t)![1]!.replace(/,/g, '')),
+        0,
+      );
+      // The rich data's calculations have more outputs than a column holds; the generated ones may have fewer.
+      if (source !== 'generated')
+        expect(right.length + waiting, 'outputs of the calculations').toBeGreaterThan(rows);
+      if (right.length + waiting > rows)
+        expect(new Set(right.map((n) => Math.round(n.x))).size, 'sub-columns').toBeGreaterThanOrEqual(2);
+      await check(page, code.uuid, 'after the expansions');
+      if (texts.length > 0) {
+        // "N more" is a button, reached and pressed with the keyboard: it draws what it counted, still readable.
+        const count = Number(/Show ([\d,]+) more/.exec(texts[0]!)![1]!.replace(/,/g, ''));
+        const listed = await settled(page, 1);
+        await reveal.first().focus();
+        await page.keyboard.press('Enter');
+        await settled(page, listed + count);
+        expect((await drawn(page)).nodes.length).toBe(before.nodes.length + count);
+        await check(page, code.uuid, 'after "N more"');
+        expect(await seriousViolations(page)).toEqual([]);
+      }
+      expect(watched.problems).toEqual([]);
+      await page.context().close();
+    }, 300_000);
 
     it(`after expanding a calculation with the details panel open at ${viewport.width}x${viewport.height}`, async () => {
       // The first band structure made by a calculation.

@@ -125,3 +125,42 @@ export function problems(nodes: DrawnNode[], edges: DrawnEdge[]): string[] {
     ...overflowingCaptions(nodes).map((id) => `caption of ${id} overflows its box`),
   ];
 }
+
+const orient = (a: Point, b: Point, c: Point): number =>
+  Math.sign((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x));
+
+/** Whether segments p1-p2 and q1-q2 cross at a point inside both (touching and running along each other do not). */
+function segmentsCross(p1: Point, p2: Point, q1: Point, q2: Point): boolean {
+  const a = orient(p1, p2, q1);
+  const b = orient(p1, p2, q2);
+  const c = orient(q1, q2, p1);
+  const d = orient(q1, q2, p2);
+  return a * b < 0 && c * d < 0;
+}
+
+/** A route without repeated points and without turns that go straight on (a crossing there is a crossing). */
+function straightened(path: Point[]): Point[] {
+  const out: Point[] = [];
+  for (const p of path) {
+    const last = out[out.length - 1];
+    if (last && last.x === p.x && last.y === p.y) continue;
+    if (out.length >= 2 && orient(out[out.length - 2]!, last!, p) === 0) out.pop();
+    out.push(p);
+  }
+  return out;
+}
+
+/** How many times two links' routes cross each other (links that share lanes but do not cross count none). */
+export function crossings(edges: DrawnEdge[]): number {
+  const paths = edges.map((e) => straightened(e.path));
+  let count = 0;
+  for (let i = 0; i < paths.length; i++) {
+    for (let j = i + 1; j < paths.length; j++) {
+      const a = paths[i]!;
+      const b = paths[j]!;
+      for (let s = 1; s < a.length; s++)
+        for (let t = 1; t < b.length; t++) if (segmentsCross(a[s - 1]!, a[s]!, b[t - 1]!, b[t]!)) count++;
+    }
+  }
+  return count;
+}

@@ -152,6 +152,16 @@ export function mergeTree(graph: Graph, tree: TreeAnswer): string[] {
   return added;
 }
 
+/** The nodes linked to `id` either way, as far as the graph knows. */
+export function neighboursOf(graph: Graph, id: string): string[] {
+  const found: string[] = [];
+  for (const e of graph.edges.values()) {
+    if (e.source === id) found.push(e.target);
+    else if (e.target === id) found.push(e.source);
+  }
+  return found;
+}
+
 /** The neighbours of a tree's centre by the side they are drawn on, each side in link-label order. */
 export function neighbourSides(tree: TreeAnswer): Record<Side, string[]> {
   const sides: Record<Side, string[]> = { left: [], right: [], above: [], below: [] };

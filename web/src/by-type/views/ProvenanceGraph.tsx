@@ -13,13 +13,22 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/Problem.js';
 import { Loading } from '../../components/Loading.js';
 import type { ProvenanceGraphProps } from '../index.js';
-import { emptyGraph, mergeTree, moreMarkers, neighbourSides, oneLine, type Graph } from '../logic/graph.js';
-import { emptyLayout, placeAround, type Layout } from '../logic/graph-layout.js';
+import {
+  emptyGraph,
+  mergeTree,
+  moreMarkers,
+  neighbourSides,
+  neighboursOf,
+  oneLine,
+  type Graph,
+} from '../logic/graph.js';
+import { emptyLayout, placeAround, ROW_HEIGHT, type Layout, type Side } from '../logic/graph-layout.js';
 import { extendTrail, readGraphState, writeGraphState, type TrailItem } from '../logic/graph-state.js';
 import { fetchFormulas, fetchTree } from './graph-data.js';
 import {
   bringIntoView,
   canvasMeasure,
+  FIT_PADDING,
   captionOf,
   draw,
   fitReadable,
@@ -44,6 +53,8 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   const graph = useRef<Graph>(emptyGraph());
   const layout = useRef<Layout>(emptyLayout());
   const formulas = useRef(new Map<string, string>());
+  /** Neighbours an expansion had no room for at the caption limit, by `node:side`: the "N more" buttons. */
+  const waiting = useRef(new Map<string, { of: string; side: Side; ids: string[] }>());
   const expansions = useRef<string[]>([]);
   /** The selected node as the address says it (it may name a node not drawn). */
   const selection = useRef<string | undefined>(undefined);
@@ -112,6 +123,37 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
   };
   callbacks.current = { onOpen, onMore, select };
 
+  /** As many rows as the tallest frame shows at the caption limit: a longer layer is split into sub-columns. */
+  const placing = (all = false) => ({
+    rows: Math.max(4, Math.floor((window.innerHeight - 96 - 2 * FIT_PADDING) / (READABLE_ZOOM * ROW_HEIGHT))),
+    subColumns: all ? Infinity : undefined,
+    neighbours: (id: string) => neighboursOf(graph.current, id),
+  });
+
+  const wait = (of: string, left: Partial<Record<Side, string[]>>) => {
+    for (const [side, ids] of Object.entries(left) as Array<[Side, string[]]>) {
+      const key = `${of}:${side}`;
+      const before = waiting.current.get(key)?.ids ?? [];
+      waiting.current.set(key, { of, side, ids: [...before, ...ids] });
+    }
+  };
+
+  /** Draws the neighbours an "N more" button stands for, in sub-columns as many as they need. */
+  const reveal = (key: string): Promise<void> => {
+    queue.current = queue.current.then(() => {
+      const core = cy.current;
+      const group = waiting.current.get(key);
+      if (!core || !group) return;
+      waiting.current.delete(key);
+      placeAround(layout.current, group.of, { [group.side]: group.ids }, placing(true));
+      draw(core, graph.current, layout.current, formulas.current, node.uuid, measure.current);
+      grow(core);
+      showAround(core, group.of);
+      setVersion((v) => v + 1);
+    });
+    return queue.current;
+  };
+
   /** One expansion at a time, in the order asked: the placement depends on it, and the address replays it. */
   const expand = (uuid: string): Promise<void> => {
     const asked = touched.current;
@@ -130,7 +172,13 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         for (const m of moreMarkers(graph.current)) {
           if (m.of === uuid) sides[m.direction === 'incoming' ? 'left' : 'right'].push(m.id);
         }
-        placeAround(layout.current, uuid, sides);
+        // A node waiting behind "N more" is drawn before its own neighbours are placed around it.
+        const hiddenIn = [...waiting.current].find(([, w]) => w.ids.includes(uuid));
+        if (hiddenIn && !layout.current.cells.has(uuid)) {
+          waiting.current.delete(hiddenIn[0]);
+          placeAround(layout.current, hiddenIn[1].of, { [hiddenIn[1].side]: hiddenIn[1].ids }, placing(true));
+        }
+        wait(uuid, placeAround(layout.current, uuid, sides, placing()).left);
         for (const [id, formula] of await fetchFormulas(api, graph.current, added))
           formulas.current.set(id, formula);
         if (cy.current !== core) return;
@@ -155,6 +203,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     if (!element) return;
     graph.current = emptyGraph();
     layout.current = emptyLayout();
+    waiting.current = new Map();
     formulas.current = new Map();
     expansions.current = [];
     queue.current = Promise.resolve();
@@ -290,6 +339,7 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
     core.elements().remove();
     graph.current = emptyGraph();
     layout.current = emptyLayout();
+    waiting.current = new Map();
     expansions.current = [];
     setFocused(undefined);
     select(undefined);
@@ -298,6 +348,10 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
 
   const g = graph.current;
   const markers = moreMarkers(g);
+  const drawnNodes = [...g.nodes.values()].filter((n) => layout.current.cells.has(n.id));
+  const waitingGroups = [...waiting.current]
+    .map(([key, w]) => ({ key, ...w, count: w.ids.filter((id) => g.nodes.has(id)).length }))
+    .filter((w) => w.count > 0);
   const tipFor = hovered ?? focused;
   const tip = tipFor ? tipAt(cy.current, tipFor) : undefined;
   const selectedNode = selected ? g.nodes.get(selected) : undefined;
@@ -340,12 +394,13 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
             onKeyDown={onKeyDown}
             aria-busy={state.loading ? 'true' : 'false'}
             data-label-px={Math.round(NODE_FONT * zoom * 10) / 10}
+            data-rows={placing().rows}
             data-zoom={zoom}
             class="bt-graph pg-frame"
             data-testid="provenance-graph"
             role="group"
             aria-roledescription="graph"
-            aria-label={`Provenance graph around ${node.label || node.uuid}: ${g.nodes.size} nodes, ${g.edges.size} links. Arrow keys move between nodes, Enter shows a node's details, + adds its neighbours; the list below has the same nodes`}
+            aria-label={`Provenance graph around ${node.label || node.uuid}: ${drawnNodes.length} nodes, ${g.edges.size} links. Arrow keys move between nodes, Enter shows a node's details, + adds its neighbours; the list below has the same nodes`}
           />
           {tip && (
             <div class="pg-tip" style={{ left: `${tip.x}px`, top: `${tip.y}px` }} aria-hidden="true">
@@ -374,9 +429,22 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
           Selected: {oneLine(captionOf(g, formulas.current, selectedNode.id))}
         </p>
       )}
-      {markers.length > 0 && (
+      {markers.length + waitingGroups.length > 0 && (
         <p class="bt-muted pg-after" data-testid="graph-more">
           Not drawn:{' '}
+          {waitingGroups.map((w) => (
+            <button
+              key={w.key}
+              type="button"
+              class="bt-button bt-more"
+              data-testid="graph-reveal"
+              onClick={() => void reveal(w.key)}
+            >
+              Show {w.count.toLocaleString('en-US')} more{' '}
+              {w.side === 'left' ? 'inputs' : w.side === 'right' ? 'outputs' : 'links'} of{' '}
+              {oneLine(captionOf(g, formulas.current, w.of))}
+            </button>
+          ))}
           {markers.map((m) => (
             <button
               key={m.id}
@@ -391,9 +459,9 @@ export default function ProvenanceGraph({ node, api, onOpen, onMore }: Provenanc
         </p>
       )}
       <details class="pg-after">
-        <summary>Nodes in the graph ({g.nodes.size})</summary>
+        <summary>Nodes in the graph ({drawnNodes.length})</summary>
         <ul data-testid="graph-nodes">
-          {[...g.nodes.values()].map((n) => (
+          {drawnNodes.map((n) => (
             <li key={n.id}>
               {oneLine(captionOf(g, formulas.current, n.id))}{' '}
               <button type="button" class="bt-button" onClick={() => select(n.id)}>
