@@ -56,8 +56,7 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
     budget: QueryBudget,
     stopped: () => boolean,
     keepAs?: string,
-  ) =>
-    (await writeArchive(backend, plan, exportsDir(backend), bounds.maxBytes, budget, stopped, keepAs)).stream;
+  ) => writeArchive(backend, plan, exportsDir(backend), budget, stopped, keepAs);
 
   /** Runs `work` in the export lane; the turn ends when the answer is sent or the client is gone. */
   const inLane = async (reply: FastifyReply, work: (stopped: () => boolean) => Promise<FastifyReply>) => {
