@@ -173,7 +173,10 @@ export async function linksAt(
   return out;
 }
 
-/** The rows of `table` whose `key` column is one of `values`, in the archive's columns and forms. */
+/**
+ * The rows of `table` whose `key` column is one of `values`, in the archive's columns and forms. The next slice
+ * is asked for while the caller handles this one, so that the database's process and the caller work at once.
+ */
 export async function* rowsWhere(
   db: Database,
   table: Table,
@@ -182,14 +185,26 @@ export async function* rowsWhere(
   budget: QueryBudget,
 ): AsyncGenerator<SqlRow[]> {
   const list = selectList(db, table);
-  for (const part of slices(values)) {
-    yield await db.all(
+  const read = (part: number[]) => {
+    const rows = db.all(
       {
         sql: `SELECT ${list} FROM ${table} WHERE ${key} IN (${marks(db, part.length)}) ORDER BY id`,
         params: part,
       },
       budget,
     );
+    // A caller that stops early never awaits the slice asked for ahead: its failure is not a crash.
+    rows.catch(() => undefined);
+    return rows;
+  };
+  const parts = slices(values);
+  let ahead = parts.next();
+  let next = ahead.done === true ? undefined : read(ahead.value);
+  while (next !== undefined) {
+    const rows = await next;
+    ahead = parts.next();
+    next = ahead.done === true ? undefined : read(ahead.value);
+    yield rows;
   }
 }
 
