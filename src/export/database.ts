@@ -22,7 +22,7 @@ const ORDER: [Table, keyof ExportPlan][] = [
   ['db_dblog', 'logs'],
 ];
 
-/** SQLite's page cache while writing (KiB): the indexes' pages stay in it. */
+/** SQLite's page cache while writing (KiB): the pages of the indexes being updated stay in it. */
 const CACHE_KIB = 32 * 1024;
 
 /** Rows inserted per transaction: the serving thread gets a turn between them. */
@@ -40,7 +40,9 @@ export async function writeDatabase(
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
     out.pragma(`cache_size = -${CACHE_KIB}`);
-    for (const sql of ARCHIVE_TABLES) out.exec(sql);
+    // The indexes are kept up as the rows go in, a transaction at a time: built after them, each would hold
+    // the serving thread for a table scan (0.1-0.4 s at 10^5 nodes).
+    for (const sql of [...ARCHIVE_TABLES, ...ARCHIVE_INDEXES]) out.exec(sql);
     for (const [table, field] of ORDER) {
       const names = COLUMNS[table].map(([name]) => name);
       const insert = out.prepare(
@@ -70,12 +72,6 @@ export async function writeDatabase(
     }
     for (let i = 0; i < plan.links.length; i += ROWS_PER_TRANSACTION) {
       links(plan.links.slice(i, i + ROWS_PER_TRANSACTION));
-      await turn();
-      if (stopped()) return;
-    }
-    // Built once the rows are in: a sorted build of each, not an update per row.
-    for (const sql of ARCHIVE_INDEXES) {
-      out.exec(sql);
       await turn();
       if (stopped()) return;
     }
