@@ -23,7 +23,7 @@ import { writeArchive } from './writer.js';
 export interface ExportOptions {
   /** Most nodes of one export (`--max-export-nodes`, default 100,000). */
   maxNodes?: number;
-  /** Most bytes of one export's database and files (`--max-export-bytes`, default 4 GiB). */
+  /** Most bytes of one export's files and nodes' data (attributes, extras, repository metadata) (`--max-export-bytes`, default 4 GiB). */
   maxBytes?: number;
   /** Exports written at once (default 2) and waiting for a turn (default 8, for at most 30 s). */
   running?: number;
