@@ -158,6 +158,22 @@ describe('/export/ bounds on nodes, bytes and exports at once', () => {
     second();
     expect(lane.state).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('refuses a wait past its bound with 503 and Retry-After, and gives up the place of a client gone', async () => {
+    const lane = new ExportLane(1, 2, 100);
+    const first = await lane.enter();
+    const late = lane.enter();
+    const client = new AbortController();
+    const leaving = lane.enter(client.signal);
+    expect(lane.state).toEqual({ running: 1, waiting: 2 });
+    client.abort();
+    await expect(leaving).rejects.toThrow('the client left');
+    expect(lane.state).toEqual({ running: 1, waiting: 1 });
+    await expect(late).rejects.toMatchObject({ status: 503, retryAfter: 60 });
+    expect(lane.state).toEqual({ running: 1, waiting: 0 });
+    first();
+    expect(lane.state).toEqual({ running: 0, waiting: 0 });
+  });
 });
 
 describe('/export/all.aiida of a main_0001 archive', () => {

@@ -146,7 +146,7 @@ program
   )
   .option(
     '--max-export-bytes <bytes>',
-    'most bytes (database and files) of one .aiida export',
+    'most bytes (files and node data) of one .aiida export',
     integer('max-export-bytes'),
     4 * 1024 ** 3,
   )

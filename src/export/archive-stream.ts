@@ -1,8 +1,9 @@
 /**
- * An export as a zip stream: metadata.json, db.sqlite3 and `repo/<sha256>` for every file, as aiida-core's
- * sqlite_zip writer lays them out (any order reads the same: aiida-core reads through the central directory).
- * Each repository file is opened only when its turn comes, so that the stream holds one file at a time;
- * the zip is produced as the client reads it.
+ * An export as a zip stream: metadata.json, `repo/<sha256>` for every file, then db.sqlite3, the entries
+ * aiida-core's sqlite_zip writer makes (any order reads the same: aiida-core reads through the central
+ * directory). The database comes last so that the bytes start at once: the files stream while it is written.
+ * Each repository file is opened only when its turn comes, so that the stream holds one file at a time; the
+ * zip is produced as the client reads it.
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -48,11 +49,11 @@ export function archiveMetadata(
   };
 }
 
-/** The zip of an export whose database was written to `dbFile`. */
+/** The zip of an export whose database is being written: `database` gives its file once it is complete. */
 export function archiveStream(
   plan: ExportPlan,
   metadata: Record<string, unknown>,
-  dbFile: string,
+  database: Promise<string>,
   repository: Repository,
 ): Readable {
   const zip = new yazl.ZipFile();
@@ -68,7 +69,6 @@ export function archiveStream(
   stream.once('close', () => current?.destroy());
   // Stored, not deflated: it is small, and aiida-core writes it so.
   zip.addBuffer(Buffer.from(JSON.stringify(metadata)), 'metadata.json', { compress: false });
-  zip.addReadStreamLazy('db.sqlite3', { compressionLevel: 6 }, (cb) => opened(cb, createReadStream(dbFile)));
   for (const [key, size] of plan.files) {
     zip.addReadStreamLazy(`repo/${key}`, { compressionLevel: 6, size }, (cb) => {
       repository
@@ -80,6 +80,12 @@ export function archiveStream(
         .catch((error: unknown) => cb(error, undefined as never));
     });
   }
+  zip.addReadStreamLazy('db.sqlite3', { compressionLevel: 6 }, (cb) => {
+    database.then(
+      (file) => opened(cb, createReadStream(file)),
+      (error: unknown) => cb(error, undefined as never),
+    );
+  });
   zip.end();
   return stream;
 }

@@ -6,7 +6,7 @@
  * `checkpoints` attribute, as `strip_checkpoints` (the default) does.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { Database, QueryBudget, SqlRow } from '../storage/types.js';
+import type { Database, QueryBudget } from '../storage/types.js';
 import { parseMarked } from '../util/json-text.js';
 import { toJson } from '../util/exact-json.js';
 import type { ExportPlan } from './plan.js';
@@ -22,6 +22,9 @@ const ORDER: [Table, keyof ExportPlan][] = [
   ['db_dblog', 'logs'],
 ];
 
+/** SQLite's page cache while writing (KiB): the pages of the indexes being updated stay in it. */
+const CACHE_KIB = 32 * 1024;
+
 /** Rows inserted per transaction: the serving thread gets a turn between them. */
 const ROWS_PER_TRANSACTION = 2_000;
 
@@ -36,15 +39,22 @@ export async function writeDatabase(
   try {
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
+    out.pragma(`cache_size = -${CACHE_KIB}`);
+    // The indexes are kept up as the rows go in, a transaction at a time: built after them, each would hold
+    // the serving thread for a table scan (0.1-0.4 s at 10^5 nodes).
     for (const sql of [...ARCHIVE_TABLES, ...ARCHIVE_INDEXES]) out.exec(sql);
     for (const [table, field] of ORDER) {
       const names = COLUMNS[table].map(([name]) => name);
       const insert = out.prepare(
         `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
       );
-      const many = out.transaction((rows: SqlRow[]) => {
-        for (const row of rows)
-          insert.run(names.map((n) => sqliteValue(table === 'db_dbnode' ? stripped(row, n) : row[n])));
+      const nodeType = names.indexOf('node_type');
+      const attributes = names.indexOf('attributes');
+      const many = out.transaction((rows: unknown[][]) => {
+        for (const row of rows) {
+          if (table === 'db_dbnode') row[attributes] = stripped(row[attributes], row[nodeType]);
+          insert.run(row.map(sqliteValue));
+        }
       });
       for await (const rows of rowsWhere(source, table, 'id', plan[field] as number[], budget)) {
         if (stopped()) return;
@@ -76,11 +86,10 @@ export async function writeDatabase(
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A node row's column, with a process node's checkpoints left out of its attributes. */
-function stripped(row: SqlRow, name: string): unknown {
-  const value = row[name];
-  if (name !== 'attributes' || typeof value !== 'string' || !value.includes('"checkpoints"')) return value;
-  if (!String(row.node_type).startsWith('process.')) return value;
+/** A node's attributes, with a process node's checkpoints left out. */
+function stripped(value: unknown, nodeType: unknown): unknown {
+  if (typeof value !== 'string' || !value.includes('"checkpoints"')) return value;
+  if (!String(nodeType).startsWith('process.')) return value;
   const attributes = parseMarked(value);
   if (attributes === null || typeof attributes !== 'object' || !('checkpoints' in attributes)) return value;
   delete (attributes as Record<string, unknown>).checkpoints;

@@ -23,11 +23,12 @@ import { writeArchive } from './writer.js';
 export interface ExportOptions {
   /** Most nodes of one export (`--max-export-nodes`, default 100,000). */
   maxNodes?: number;
-  /** Most bytes of one export's database and files (`--max-export-bytes`, default 4 GiB). */
+  /** Most bytes of one export's files and nodes' data (attributes, extras, repository metadata) (`--max-export-bytes`, default 4 GiB). */
   maxBytes?: number;
-  /** Exports written at once (default 2) and waiting for a turn (default 8). */
+  /** Exports written at once (default 2) and waiting for a turn (default 8, for at most 30 s). */
   running?: number;
   waiting?: number;
+  waitMs?: number;
   /** Time the reads of one export may take, in ms (default 10 minutes). */
   timeLimitMs?: number;
 }
@@ -40,7 +41,7 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
     maxNodes: options.maxNodes ?? DEFAULT_MAX_EXPORT_NODES,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_EXPORT_BYTES,
   };
-  const lane = new ExportLane(options.running ?? 2, options.waiting ?? 8);
+  const lane = new ExportLane(options.running ?? 2, options.waiting ?? 8, options.waitMs);
   const timeLimitMs = options.timeLimitMs ?? 10 * 60_000;
   const budgetOf = (request: FastifyRequest): QueryBudget => ({
     deadline: Date.now() + timeLimitMs,
@@ -56,17 +57,20 @@ export function registerExport(app: FastifyInstance, ctx: AppContext, options: E
     budget: QueryBudget,
     stopped: () => boolean,
     keepAs?: string,
-  ) =>
-    (await writeArchive(backend, plan, exportsDir(backend), bounds.maxBytes, budget, stopped, keepAs)).stream;
+  ) => writeArchive(backend, plan, exportsDir(backend), budget, stopped, keepAs);
 
   /** Runs `work` in the export lane; the turn ends when the answer is sent or the client is gone. */
   const inLane = async (reply: FastifyReply, work: (stopped: () => boolean) => Promise<FastifyReply>) => {
-    const leave = await lane.enter();
+    const closed = new AbortController();
+    reply.raw.once('close', () => closed.abort());
+    const leave = await lane.enter(closed.signal);
     let gone = false;
-    reply.raw.once('close', () => {
+    const end = () => {
       gone = true;
       leave();
-    });
+    };
+    if (closed.signal.aborted) end();
+    else closed.signal.addEventListener('abort', end, { once: true });
     try {
       return await work(() => gone || reply.raw.destroyed);
     } catch (error) {

@@ -30,6 +30,11 @@ export interface ExportPlan {
   /** Repository objects by sha256 key, with their sizes. */
   files: Map<string, number>;
   fileBytes: number;
+  /**
+   * Bytes of the nodes' attributes, extras and repository metadata: most of the database, known before it is
+   * written (it is written while the files stream, after the first byte).
+   */
+  rowBytes: number;
 }
 
 export interface Bounds {
@@ -143,16 +148,22 @@ async function complete(
   const nodeTypes: Record<string, number> = {};
   const keys = new Set<string>();
   const meta = db.dialect === 'sqlite' ? 'repository_metadata' : 'CAST(repository_metadata AS text)';
+  const size = (column: string) =>
+    db.dialect === 'sqlite'
+      ? `coalesce(length(CAST(${column} AS blob)), 0)`
+      : `coalesce(octet_length(CAST(${column} AS text)), 0)`;
+  let rowBytes = 0;
   for (const part of slices(core.nodes)) {
     const marks = part.map((_, i) => (db.dialect === 'sqlite' ? '?' : `$${i + 1}`)).join(', ');
     const rows = await db.values(
       {
-        sql: `SELECT node_type, user_id, dbcomputer_id, ${meta} FROM db_dbnode WHERE id IN (${marks})`,
+        sql: `SELECT node_type, user_id, dbcomputer_id, ${meta}, ${size('attributes')} + ${size('extras')} + ${size('repository_metadata')} FROM db_dbnode WHERE id IN (${marks})`,
         params: part,
       },
       budget,
     );
-    for (const [type, user, computer, repo] of rows) {
+    for (const [type, user, computer, repo, bytes] of rows) {
+      rowBytes += Number(bytes);
       nodeTypes[String(type)] = (nodeTypes[String(type)] ?? 0) + 1;
       users.add(Number(user));
       if (computer !== null && computer !== undefined) computers.add(Number(computer));
@@ -182,8 +193,9 @@ async function complete(
       );
     files.set(key, object.size);
     fileBytes += object.size;
-    if (fileBytes > bounds.maxBytes) throw tooManyBytes(bounds.maxBytes);
+    if (fileBytes + rowBytes > bounds.maxBytes) throw tooManyBytes(bounds.maxBytes);
   }
+  if (fileBytes + rowBytes > bounds.maxBytes) throw tooManyBytes(bounds.maxBytes);
   return {
     ...core,
     nodeTypes,
@@ -193,6 +205,7 @@ async function complete(
     logs,
     files,
     fileBytes,
+    rowBytes,
   };
 }
 

@@ -4,7 +4,7 @@
  * archive's SQLite copy (the same tables, the same forms) or a psql_dos PostgreSQL database (UUID, JSONB and
  * timestamptz columns, cast here to the archive's text forms). Ids go in bound IN lists of bounded length.
  */
-import type { Database, QueryBudget, SqlRow } from '../storage/types.js';
+import type { Database, QueryBudget } from '../storage/types.js';
 
 /** Ids per IN list: well under SQLite's and PostgreSQL's limits on bound parameters. */
 const BATCH = 500;
@@ -173,23 +173,39 @@ export async function linksAt(
   return out;
 }
 
-/** The rows of `table` whose `key` column is one of `values`, in the archive's columns and forms. */
+/**
+ * The rows of `table` whose `key` column is one of `values`, as arrays in the order of COLUMNS, in the archive's
+ * forms (an array per row: no object to build and send from the database's process). The next slice
+ * is asked for while the caller handles this one, so that the database's process and the caller work at once.
+ */
 export async function* rowsWhere(
   db: Database,
   table: Table,
   key: string,
   values: Iterable<number>,
   budget: QueryBudget,
-): AsyncGenerator<SqlRow[]> {
+): AsyncGenerator<unknown[][]> {
   const list = selectList(db, table);
-  for (const part of slices(values)) {
-    yield await db.all(
+  const read = (part: number[]) => {
+    const rows = db.values(
       {
         sql: `SELECT ${list} FROM ${table} WHERE ${key} IN (${marks(db, part.length)}) ORDER BY id`,
         params: part,
       },
       budget,
     );
+    // A caller that stops early never awaits the slice asked for ahead: its failure is not a crash.
+    rows.catch(() => undefined);
+    return rows;
+  };
+  const parts = slices(values);
+  let ahead = parts.next();
+  let next = ahead.done === true ? undefined : read(ahead.value);
+  while (next !== undefined) {
+    const rows = await next;
+    ahead = parts.next();
+    next = ahead.done === true ? undefined : read(ahead.value);
+    yield rows;
   }
 }
 

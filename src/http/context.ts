@@ -68,6 +68,7 @@ export interface AppOptions {
     maxBytes?: number;
     running?: number;
     waiting?: number;
+    waitMs?: number;
     timeLimitMs?: number;
   };
   /** Awaited before each OPTIMADE side table's symmetry pass starts: tests hold the pass with it. */
