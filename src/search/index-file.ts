@@ -62,6 +62,26 @@ export function readFigures(index: string): IndexFigures | undefined {
   }
 }
 
+/**
+ * What an index holds, in a few dozen words: its node types and its elements. A search that asks for a type,
+ * an element, a process state or a number of elements the index does not hold is answered without reading it.
+ */
+export interface IndexFacts {
+  types: string[];
+  elements: Set<string>;
+}
+
+export function readFacts(index: string): IndexFacts {
+  const db = new BetterSqlite3(index, { readonly: true, fileMustExist: true });
+  try {
+    const types = db.prepare('SELECT node_type FROM types WHERE nodes > 0').pluck().all() as string[];
+    const elements = db.prepare('SELECT element FROM element_counts').pluck().all() as string[];
+    return { types, elements: new Set(elements) };
+  } finally {
+    db.close();
+  }
+}
+
 /** Adds what the index did not know when it was made (the versions, known once the source is open). */
 export function completeMeta(index: string, meta: Record<string, string>): void {
   const db = new BetterSqlite3(index, { fileMustExist: true });

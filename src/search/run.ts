@@ -6,6 +6,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { beforeDeadline } from './deadline.js';
+import type { IndexFacts } from './index-file.js';
 import type { SearchRequest } from './request.js';
 
 /** A result as an index holds it, with the order it is merged in. */
@@ -106,6 +107,25 @@ function planOf(request: SearchRequest): Plan {
   };
 }
 
+const STRUCTURE = 'data.core.structure.StructureData.';
+const CIF = 'data.core.cif.CifData.';
+/** Node types with a composition (rows in `elements`, a formula, a number of elements). */
+const COMPOSED = new Set([STRUCTURE, CIF]);
+
+/** Nothing in an index of these facts can match `request` (a type, element or process it does not hold). */
+export function cannotMatch(facts: IndexFacts, request: SearchRequest): boolean {
+  if (request.empty) return true;
+  if (request.elements.some((element) => !facts.elements.has(element))) return true;
+  const prefix = request.typePrefix;
+  const composed = request.elements.length > 0 || request.nelements !== undefined;
+  return !facts.types.some(
+    (type) =>
+      (prefix === undefined || type.startsWith(prefix)) &&
+      (request.state === undefined || type.startsWith('process.')) &&
+      (!composed || COMPOSED.has(type)),
+  );
+}
+
 /** The matches of `request` in one index: counts, and the first `window` results. */
 export function searchIndex(
   db: BetterSqlite3.Database,
@@ -130,14 +150,17 @@ export function searchIndex(
   ) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return { total, rows: [], types, elements: [] };
-  const elements = run(() =>
-    statement(
-      db,
-      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
-    )
-      .raw()
-      .all(...all),
-  ) as [string, number][];
+  // Only structures and CIF files have elements: matches of other types need no count of them.
+  const elements = !types.some(([type]) => COMPOSED.has(type))
+    ? []
+    : (run(() =>
+        statement(
+          db,
+          `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+        )
+          .raw()
+          .all(...all),
+      ) as [string, number][]);
   const score = plan.head === '' ? '0' : 'best.score';
   const rows = run(() =>
     statement(
