@@ -3,14 +3,18 @@
  * place, so that a file under the final name is always complete; its `meta` table says what it holds. The
  * copy step (registered with the archive extraction) makes it with every new copy, under the copy's lock; a
  * copy made before (by an older Quarry, or before the server registered the step) gets its index at its
- * first search, under a lock of its own.
+ * first search, under a lock of its own. Either way it is built in a worker thread (index-worker.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { addCopyStep, indexBeside } from '../storage/archive/extract.js';
 import { lockExtraction } from '../storage/archive/extract-lock.js';
 import { buildIndex, INDEX_VERSION } from './index-build.js';
+import type { IndexReply, IndexTask } from './index-worker.js';
 
 export { indexBeside };
 
@@ -27,15 +31,31 @@ export interface IndexFigures {
   archiveBytes: number | null;
 }
 
+/** The compiled worker; where there is none (the test runner runs the TypeScript sources), this thread builds. */
+const WORKER_FILE = fileURLToPath(new URL('./index-worker.js', import.meta.url));
+
 /** Makes the index of the database `copy` at `target`; a half-made file never takes the final name. */
 export async function makeIndex(copy: string, target: string, meta: Record<string, string>): Promise<void> {
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    buildIndex(copy, temp, meta);
+    if (existsSync(WORKER_FILE)) await buildInWorker({ source: copy, out: temp, meta });
+    else buildIndex(copy, temp, meta);
     await rename(temp, target);
   } finally {
     await rm(temp, { force: true });
   }
+}
+
+/** Builds an index in a worker thread of its own, so that the serving thread goes on answering. */
+function buildInWorker(task: IndexTask): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // None of the process's options: a worker refuses some (see optimade/side-build.ts), and needs none.
+    const worker = new Worker(WORKER_FILE, { workerData: task, execArgv: [] });
+    worker.once('message', (reply: IndexReply) => (reply.ok ? resolve() : reject(new Error(reply.error))));
+    worker.once('error', reject);
+    // Without a reply first (the thread died): settled here; after one, this changes nothing.
+    worker.once('exit', (code) => reject(new Error(`the search index build stopped (exit code ${code})`)));
+  });
 }
 
 /** The figures of a complete index of this version, or undefined (missing, older, unreadable). */
@@ -59,6 +79,26 @@ export function readFigures(index: string): IndexFigures | undefined {
     return undefined;
   } finally {
     db?.close();
+  }
+}
+
+/**
+ * What an index holds, in a few dozen words: its node types and its elements. A search that asks for a type,
+ * an element, a process state or a number of elements the index does not hold is answered without reading it.
+ */
+export interface IndexFacts {
+  types: string[];
+  elements: Set<string>;
+}
+
+export function readFacts(index: string): IndexFacts {
+  const db = new BetterSqlite3(index, { readonly: true, fileMustExist: true });
+  try {
+    const types = db.prepare('SELECT node_type FROM types WHERE nodes > 0').pluck().all() as string[];
+    const elements = db.prepare('SELECT element FROM element_counts').pluck().all() as string[];
+    return { types, elements: new Set(elements) };
+  } finally {
+    db.close();
   }
 }
 

@@ -5,8 +5,11 @@
  *
  * Searches take turns in a lane of their own: a few run at once (each yields between sources), others wait
  * until their request's time limit, and past a bound on waiting ones a search is refused at once with 503 and
- * Retry-After. A search that runs past the time limit is stopped between two sources (503).
+ * Retry-After. A search that runs past the time limit is stopped between two sources (503). A source whose
+ * index is known not to hold what is asked (no such node type, element or process) is not read at all, and
+ * answers are kept (answer-cache.ts): a search asked again over the same indexes is not run again.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { mountOf } from '../http/mount.js';
@@ -15,9 +18,10 @@ import { QueryTimeoutError } from '../storage/types.js';
 import { SearchLate } from './deadline.js';
 import { indexEveryCopy } from './index-file.js';
 import { SearchIndexes } from './indexes.js';
+import { AnswerCache } from './answer-cache.js';
 import { SearchLane } from './lane.js';
-import { parseSearch, SearchInputError } from './request.js';
-import { byRank, isoTime, searchIndex, type IndexRow } from './run.js';
+import { parseSearch, SearchInputError, type SearchRequest } from './request.js';
+import { byRank, cannotMatch, isoTime, searchIndex, type IndexRow } from './run.js';
 
 /** Searches running at once; each runs its sources' statements in turns between other requests. */
 const RUNNING = 4;
@@ -25,11 +29,21 @@ const RUNNING = 4;
 const WAITING = 64;
 /** How long a search waits for sources being indexed before it answers without them. */
 const LEARNING_WAIT_MS = 1_000;
+/** How long a search reads indexes before it lets other requests in (it yields between two sources). */
+const SLICE_MS = 8;
+
+interface SearchBody {
+  total: number;
+  results: Record<string, unknown>[];
+  facets: Record<string, Record<string, number>>;
+  warnings: string[];
+}
 
 export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchIndexes {
   indexEveryCopy();
   const indexes = new SearchIndexes(ctx.catalog);
   const lane = new SearchLane(RUNNING, WAITING);
+  const answers = new AnswerCache<{ body: SearchBody; complete: boolean }>();
   app.addHook('onClose', (_app, done) => {
     indexes.close();
     done();
@@ -42,89 +56,119 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
     const deadline = Date.now() + ctx.queryTimeoutMs;
     const parsed = parseSearch(queryOf(request), (name) => ctx.catalog.has(name));
     await indexes.learned(Math.min(LEARNING_WAIT_MS, ctx.queryTimeoutMs / 4));
-    const turn = await lane.enter(deadline);
-    try {
-      const window = parsed.page * parsed.perPage;
-      const warnings: string[] = [];
-      const merged: { source: string; row: IndexRow }[] = [];
-      const facets = {
-        source: {} as Record<string, number>,
-        type: new Map<string, number>(),
-        elements: new Map<string, number>(),
-      };
-      let total = 0;
-      const wanted = parsed.sources === undefined ? undefined : new Set(parsed.sources);
-      let pending = 0;
-      for (const { name, state } of indexes.current()) {
-        if (wanted !== undefined && !wanted.has(name)) continue;
-        if (state === undefined) {
-          pending += 1;
-          continue;
-        }
-        if (state.state === 'failed') {
-          warnings.push(`the source "${name}" is left out: ${state.problem}`);
-          continue;
-        }
-        if (Date.now() > deadline) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
-        const open = indexes.open(state.index);
-        if (open === undefined) {
-          warnings.push(
-            `the source "${name}" is left out: its search index cannot be opened now; search again`,
-          );
-          continue;
-        }
+    const sources = indexes.current();
+    const base = rootOf(request, ctx);
+    const answer = await answers.answer(
+      keyOf(base, parsed, sources),
+      async () => {
+        const turn = await lane.enter(deadline);
         try {
-          const answer = searchIndex(open.db, parsed, window, deadline);
-          if (answer.total > 0) facets.source[name] = answer.total;
-          total += answer.total;
-          for (const [type, n] of answer.types) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
-          for (const [el, n] of answer.elements) facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
-          for (const row of answer.rows) merged.push({ source: name, row });
-        } catch (error) {
-          if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
-          warnings.push(
-            `the source "${name}" is left out: its search index cannot be read (${(error as Error).message})`,
-          );
+          return await searchAll(parsed, sources, base, deadline);
         } finally {
-          open.release();
+          turn.leave();
         }
-        // Other requests are answered between two sources.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      if (pending > 0) {
-        warnings.push(
-          `${pending} ${pending === 1 ? 'source is' : 'sources are'} being indexed and not searched yet; search again in a moment`,
-        );
-      }
-      merged.sort(byRank);
-      const base = rootOf(request, ctx);
-      const results = merged.slice((parsed.page - 1) * parsed.perPage, window).map(({ source, row }) => ({
-        source,
-        uuid: row.uuid,
-        pk: row.id,
-        node_type: row.node_type,
-        process_type: row.process_type,
-        label: row.label,
-        formula: row.formula,
-        ctime: isoTime(row.ctime_ms),
-        url: `${base}${at(source)}${ctx.prefix}/nodes/${row.uuid}/`,
-        explorer_url: `${base}${at(source)}/nodes/${row.uuid}`,
-      }));
-      return reply.header('Cache-Control', 'no-store').send({
-        total,
-        results,
-        facets: {
-          source: facets.source,
-          type: Object.fromEntries([...facets.type].sort(byCount)),
-          elements: Object.fromEntries([...facets.elements].sort(byCount)),
-        },
-        warnings,
-        took_ms: Math.round(performance.now() - started),
-      });
-    } finally {
-      turn.leave();
-    }
+      },
+      (made) => made.complete,
+    );
+    return reply
+      .header('Cache-Control', 'no-store')
+      .send({ ...answer.body, took_ms: Math.round(performance.now() - started) });
   });
+
+  /** The answer over every source of `sources`; complete when no source was left out for now. */
+  async function searchAll(
+    parsed: SearchRequest,
+    sources: ReturnType<SearchIndexes['current']>,
+    base: string,
+    deadline: number,
+  ): Promise<{ body: SearchBody; complete: boolean }> {
+    const window = parsed.page * parsed.perPage;
+    const warnings: string[] = [];
+    const merged: { source: string; row: IndexRow }[] = [];
+    const facets = {
+      source: {} as Record<string, number>,
+      type: new Map<string, number>(),
+      elements: new Map<string, number>(),
+    };
+    let total = 0;
+    let complete = true;
+    const wanted = parsed.sources === undefined ? undefined : new Set(parsed.sources);
+    let pending = 0;
+    let turnStarted = performance.now();
+    for (const { name, state } of sources) {
+      if (wanted !== undefined && !wanted.has(name)) continue;
+      if (state === undefined) {
+        pending += 1;
+        continue;
+      }
+      if (state.state === 'failed') {
+        warnings.push(`the source "${name}" is left out: ${state.problem}`);
+        continue;
+      }
+      // What the index is known to hold says that nothing in it can match: it is not read.
+      if (cannotMatch(state.facts, parsed)) continue;
+      if (Date.now() > deadline) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
+      const open = indexes.open(state.index);
+      if (open === undefined) {
+        complete = false;
+        warnings.push(
+          `the source "${name}" is left out: its search index cannot be opened now; search again`,
+        );
+        continue;
+      }
+      try {
+        const answer = searchIndex(open.db, parsed, window, deadline);
+        if (answer.total > 0) facets.source[name] = answer.total;
+        total += answer.total;
+        for (const [type, n] of answer.types) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
+        for (const [el, n] of answer.elements) facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
+        for (const row of answer.rows) merged.push({ source: name, row });
+      } catch (error) {
+        if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
+        complete = false;
+        warnings.push(
+          `the source "${name}" is left out: its search index cannot be read (${(error as Error).message})`,
+        );
+      } finally {
+        open.release();
+      }
+      // Other requests are answered between two sources, once this search has had its slice of time.
+      if (performance.now() - turnStarted > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turnStarted = performance.now();
+      }
+    }
+    if (pending > 0) {
+      complete = false;
+      warnings.push(
+        `${pending} ${pending === 1 ? 'source is' : 'sources are'} being indexed and not searched yet; search again in a moment`,
+      );
+    }
+    merged.sort(byRank);
+    const results = merged.slice((parsed.page - 1) * parsed.perPage, window).map(({ source, row }) => ({
+      source,
+      uuid: row.uuid,
+      pk: row.id,
+      node_type: row.node_type,
+      process_type: row.process_type,
+      label: row.label,
+      formula: row.formula,
+      ctime: isoTime(row.ctime_ms),
+      url: `${base}${at(source)}${ctx.prefix}/nodes/${row.uuid}/`,
+      explorer_url: `${base}${at(source)}/nodes/${row.uuid}`,
+    }));
+    const body = {
+      total,
+      results,
+      facets: {
+        source: facets.source,
+        type: Object.fromEntries([...facets.type].sort(byCount)),
+        elements: Object.fromEntries([...facets.elements].sort(byCount)),
+      },
+      warnings,
+    };
+    return { body, complete };
+  }
 
   app.get('/search/sources', async (request, reply) => {
     const query = queryOf(request);
@@ -151,6 +195,19 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
     return reply.header('Cache-Control', 'no-store').send({ sources, total: sources.length });
   });
   return indexes;
+}
+
+/**
+ * What an answer depends on: the request, the URL it is asked at (results hold URLs) and which index file
+ * each source has now (a file never changes: a replaced source has another one), hashed.
+ */
+function keyOf(base: string, parsed: SearchRequest, sources: ReturnType<SearchIndexes['current']>): string {
+  const hash = createHash('sha256').update(`${base}\0${JSON.stringify(parsed)}`);
+  for (const { name, state } of sources) {
+    const held = state === undefined ? '?' : state.state === 'ready' ? state.index : `!${state.problem}`;
+    hash.update(`\0${name}\0${held}`);
+  }
+  return hash.digest('base64');
 }
 
 const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);

@@ -11,7 +11,15 @@ import type { SourceCatalog } from '../sources/catalog.js';
 import { fileBudget as processFileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
 import { SqlitePool } from '../storage/sqlite-pool.js';
 import type { StorageBackend } from '../storage/types.js';
-import { completeMeta, ensureIndex, indexBeside, readFigures, type IndexFigures } from './index-file.js';
+import {
+  completeMeta,
+  ensureIndex,
+  indexBeside,
+  readFacts,
+  readFigures,
+  type IndexFacts,
+  type IndexFigures,
+} from './index-file.js';
 
 /** Sources learned at once. */
 const LEARNING_AT_ONCE = 2;
@@ -20,7 +28,7 @@ const FAILED_KEPT_MS = 60_000;
 
 /** What is known of one source's index. */
 export type IndexState =
-  | { state: 'ready'; version: string; kind: string; index: string; figures: IndexFigures }
+  | { state: 'ready'; version: string; kind: string; index: string; figures: IndexFigures; facts: IndexFacts }
   | { state: 'failed'; version: string; kind: string; problem: string; until: number };
 
 /** An index file open for searches. */
@@ -121,7 +129,8 @@ export class SearchIndexes {
         completeMeta(index, meta);
         figures = readFigures(index) ?? figures;
       }
-      this.known.set(name, { state: 'ready', version, kind, index, figures });
+      const facts = readFacts(index);
+      this.known.set(name, { state: 'ready', version, kind, index, figures, facts });
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       this.known.set(name, { state: 'failed', version, kind, problem, until: Date.now() + FAILED_KEPT_MS });

@@ -6,6 +6,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { beforeDeadline } from './deadline.js';
+import type { IndexFacts } from './index-file.js';
 import type { SearchRequest } from './request.js';
 
 /** A result as an index holds it, with the order it is merged in. */
@@ -58,6 +59,9 @@ interface Plan {
   where: string;
   params: unknown[];
   order: string;
+  /** The WHERE clause of the counts and its parameters: the matches without their scores (cheaper). */
+  counted: string;
+  countedParams: unknown[];
 }
 
 function planOf(request: SearchRequest): Plan {
@@ -84,19 +88,36 @@ function planOf(request: SearchRequest): Plan {
   }
   const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
   const hits: string[] = [];
+  const ids: string[] = [];
   const headParams: unknown[] = [];
   if (request.match !== undefined) {
     hits.push('SELECT rowid AS id, rank AS score FROM words WHERE words MATCH ?');
+    ids.push('SELECT rowid FROM words WHERE words MATCH ?');
     headParams.push(request.match);
   }
   if (request.uuidPrefix !== undefined) {
     hits.push(`SELECT id, ${UUID_SCORE} AS score FROM nodes WHERE uuid >= ? AND uuid < ?`);
+    ids.push('SELECT id FROM nodes WHERE uuid >= ? AND uuid < ?');
     headParams.push(request.uuidPrefix, afterPrefix(request.uuidPrefix));
   }
   if (hits.length === 0) {
-    return { head: '', headParams, from: 'nodes AS n', where, params, order: 'n.ctime_ms DESC, n.id DESC' };
+    const order = 'n.ctime_ms DESC, n.id DESC';
+    return {
+      head: '',
+      headParams,
+      from: 'nodes AS n',
+      where,
+      params,
+      order,
+      counted: where,
+      countedParams: params,
+    };
   }
+  // Counting needs no score: the matches' ids are enough, without bm25 computed for each.
+  const matched = `n.id IN (${ids.join(' UNION ALL ')})`;
   return {
+    counted: `WHERE ${[matched, ...conditions].join(' AND ')}`,
+    countedParams: [...headParams, ...params],
     head: `WITH hit AS MATERIALIZED (${hits.join(' UNION ALL ')}), best AS (SELECT id, min(score) AS score FROM hit GROUP BY id)`,
     headParams,
     from: 'best JOIN nodes AS n ON n.id = best.id',
@@ -104,6 +125,25 @@ function planOf(request: SearchRequest): Plan {
     params,
     order: 'best.score, n.ctime_ms DESC, n.id DESC',
   };
+}
+
+const STRUCTURE = 'data.core.structure.StructureData.';
+const CIF = 'data.core.cif.CifData.';
+/** Node types with a composition (rows in `elements`, a formula, a number of elements). */
+const COMPOSED = new Set([STRUCTURE, CIF]);
+
+/** Nothing in an index of these facts can match `request` (a type, element or process it does not hold). */
+export function cannotMatch(facts: IndexFacts, request: SearchRequest): boolean {
+  if (request.empty) return true;
+  if (request.elements.some((element) => !facts.elements.has(element))) return true;
+  const prefix = request.typePrefix;
+  const composed = request.elements.length > 0 || request.nelements !== undefined;
+  return !facts.types.some(
+    (type) =>
+      (prefix === undefined || type.startsWith(prefix)) &&
+      (request.state === undefined || type.startsWith('process.')) &&
+      (!composed || COMPOSED.has(type)),
+  );
 }
 
 /** The matches of `request` in one index: counts, and the first `window` results. */
@@ -119,25 +159,31 @@ export function searchIndex(
   const all = [...plan.headParams, ...plan.params];
   const run = <T>(statement: () => T) => beforeDeadline(db, deadline, statement);
   if (plan.head === '' && plan.where === '') return run(() => everything(db, window));
+  // Grouped by type through the type index only when a type is asked for: otherwise reading every node in
+  // that index's order costs a lookup per node, where a scan of the table and a sort of the few types do not.
+  const grouped = request.typePrefix === undefined ? 'n.type + 0' : 'n.type';
   const types = run(() =>
     statement(
       db,
-      `${plan.head} SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM ${plan.from} ${plan.where} GROUP BY n.type) AS c
+      `SELECT t.node_type, c.n FROM (SELECT n.type, count(*) AS n FROM nodes AS n ${plan.counted} GROUP BY ${grouped}) AS c
        JOIN types AS t ON t.type = c.type`,
     )
       .raw()
-      .all(...all),
+      .all(...plan.countedParams),
   ) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return { total, rows: [], types, elements: [] };
-  const elements = run(() =>
-    statement(
-      db,
-      `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
-    )
-      .raw()
-      .all(...all),
-  ) as [string, number][];
+  // Only structures and CIF files have elements: matches of other types need no count of them.
+  const elements = !types.some(([type]) => COMPOSED.has(type))
+    ? []
+    : (run(() =>
+        statement(
+          db,
+          `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+        )
+          .raw()
+          .all(...all),
+      ) as [string, number][]);
   const score = plan.head === '' ? '0' : 'best.score';
   const rows = run(() =>
     statement(
