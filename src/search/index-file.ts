@@ -46,15 +46,65 @@ export async function makeIndex(copy: string, target: string, meta: Record<strin
   }
 }
 
-/** Builds an index in a worker thread of its own, so that the serving thread goes on answering. */
+/**
+ * The one thread that builds this process's indexes, started at the first build and stopped once idle: a thread
+ * per build cost its start (a new isolate, better-sqlite3 loaded again, its own files) on every source's first
+ * opening, and a portal's first look at many small sources ran several at once. Builds wait in its queue.
+ */
+interface Builder {
+  worker: Worker;
+  pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+  idle?: NodeJS.Timeout;
+}
+
+/** How long the thread stays once it has nothing to build, for the next source's first opening. */
+const BUILDER_IDLE_MS = 10_000;
+
+let builder: Builder | undefined;
+let nextTask = 0;
+
+function indexBuilder(): Builder {
+  if (builder !== undefined) return builder;
+  // None of the process's options: a worker refuses some (see optimade/side-build.ts), and needs none.
+  const worker = new Worker(WORKER_FILE, { execArgv: [] });
+  const made: Builder = { worker, pending: new Map() };
+  const fail = (error: Error) => {
+    if (builder === made) builder = undefined;
+    for (const task of made.pending.values()) task.reject(error);
+    made.pending.clear();
+  };
+  worker.on('message', (reply: IndexReply) => {
+    const task = made.pending.get(reply.id);
+    made.pending.delete(reply.id);
+    if (reply.ok) task?.resolve();
+    else task?.reject(new Error(reply.error));
+    if (made.pending.size === 0) {
+      // Idle, it keeps no process alive, and goes after a while with its memory.
+      worker.unref();
+      made.idle = setTimeout(() => {
+        if (builder === made && made.pending.size === 0) {
+          builder = undefined;
+          void worker.terminate();
+        }
+      }, BUILDER_IDLE_MS);
+      made.idle.unref();
+    }
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the search index builder stopped (exit code ${code})`)));
+  builder = made;
+  return made;
+}
+
+/** Builds an index in the builder thread, so that the serving thread goes on answering. */
 function buildInWorker(task: IndexTask): Promise<void> {
+  const made = indexBuilder();
+  const id = nextTask++;
+  clearTimeout(made.idle);
+  made.worker.ref();
   return new Promise((resolve, reject) => {
-    // None of the process's options: a worker refuses some (see optimade/side-build.ts), and needs none.
-    const worker = new Worker(WORKER_FILE, { workerData: task, execArgv: [] });
-    worker.once('message', (reply: IndexReply) => (reply.ok ? resolve() : reject(new Error(reply.error))));
-    worker.once('error', reject);
-    // Without a reply first (the thread died): settled here; after one, this changes nothing.
-    worker.once('exit', (code) => reject(new Error(`the search index build stopped (exit code ${code})`)));
+    made.pending.set(id, { resolve, reject });
+    made.worker.postMessage({ id, task });
   });
 }
 

@@ -1,9 +1,9 @@
 /**
- * A worker thread that makes one search index (index-build.ts): a source's index is made at its first
- * opening, while the serving thread answers other requests; built in that thread, an index of 10^5 nodes
- * would hold every request of the process for most of a second.
+ * The worker thread that makes a process's search indexes (index-build.ts), one after another: a source's
+ * index is made at its first opening, while the serving thread answers other requests; built in that thread, an
+ * index of 10^5 nodes would hold every request of the process for most of a second.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { buildIndex } from './index-build.js';
 
 export interface IndexTask {
@@ -12,14 +12,16 @@ export interface IndexTask {
   meta: Record<string, string>;
 }
 
-export type IndexReply = { ok: true } | { ok: false; error: string };
+export type IndexReply = { id: number } & ({ ok: true } | { ok: false; error: string });
 
-const task = workerData as IndexTask;
-let reply: IndexReply;
-try {
-  buildIndex(task.source, task.out, task.meta);
-  reply = { ok: true };
-} catch (error) {
-  reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
-}
-parentPort!.postMessage(reply);
+// One task at a time, in the order sent: each build is synchronous, so the next message waits for it.
+parentPort!.on('message', ({ id, task }: { id: number; task: IndexTask }) => {
+  let reply: IndexReply;
+  try {
+    buildIndex(task.source, task.out, task.meta);
+    reply = { id, ok: true };
+  } catch (error) {
+    reply = { id, ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});
