@@ -3,27 +3,13 @@
  * thread's timers keep firing while it is made, and the index holds every node of the copy; a copy that is no
  * AiiDA database is refused with a message, and leaves no file behind.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { smallArchive, tempDir } from './helpers.js';
+import { runNode } from './support/run-node.js';
 
 const dist = join(import.meta.dirname, '../dist/search/index-file.js');
-
-function runBuilt(program: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
-  });
-}
 
 let archive: string;
 
@@ -63,13 +49,13 @@ describe('the search index build', () => {
     `;
       const notDatabase = join(cacheDir, 'not-a-database.sqlite3');
       writeFileSync(notDatabase, 'not a database');
-      const built = JSON.parse(await runBuilt(program, [archive, cacheDir, notDatabase])) as {
+      const built = await runNode<{
         ticks: number;
         ms: number;
         nodes: number;
         more: number[];
         refused: string;
-      };
+      }>(program, [archive, cacheDir, notDatabase]);
       expect(built.nodes).toBe(6000);
       expect(built.more).toEqual([6000, 6000]);
       // Built in this thread, no timer could fire until the build was over.
