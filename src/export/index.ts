@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../http/context.js';
+import type { AppContext, ExportBounds } from '../http/context.js';
 import { requestSource, selectBackend } from '../http/request.js';
 import { requestUrl } from '../http/url.js';
 import { defaultCacheDir } from '../storage/cache-dir.js';
@@ -20,23 +20,10 @@ import { planExport, planSummary, planWhole, type Bounds, type ExportPlan } from
 import { sendFile } from './send-file.js';
 import { writeArchive } from './writer.js';
 
-export interface ExportOptions {
-  /** Most nodes of one export (`--max-export-nodes`, default 100,000). */
-  maxNodes?: number;
-  /** Most bytes of one export's files and nodes' data (attributes, extras, repository metadata) (`--max-export-bytes`, default 4 GiB). */
-  maxBytes?: number;
-  /** Exports written at once (default 2) and waiting for a turn (default 8, for at most 30 s). */
-  running?: number;
-  waiting?: number;
-  waitMs?: number;
-  /** Time the reads of one export may take, in ms (default 10 minutes). */
-  timeLimitMs?: number;
-}
-
 export const DEFAULT_MAX_EXPORT_NODES = 100_000;
 export const DEFAULT_MAX_EXPORT_BYTES = 4 * 1024 ** 3;
 
-export function registerExport(app: FastifyInstance, ctx: AppContext, options: ExportOptions = {}) {
+export function registerExport(app: FastifyInstance, ctx: AppContext, options: ExportBounds = {}) {
   const bounds: Bounds = {
     maxNodes: options.maxNodes ?? DEFAULT_MAX_EXPORT_NODES,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_EXPORT_BYTES,

@@ -62,17 +62,24 @@ export interface AppOptions {
   keptAnswers?: false | { bytes?: number; file?: string; scope?: string };
   /** The source answering the plain `/optimade/v1/` and the OPTIMADE index's default (default: the first). */
   optimadeDefault?: string;
-  /** Bounds of `.aiida` exports (src/export/): nodes and bytes of one, how many at once, their time limit in ms. */
-  exports?: {
-    maxNodes?: number;
-    maxBytes?: number;
-    running?: number;
-    waiting?: number;
-    waitMs?: number;
-    timeLimitMs?: number;
-  };
+  /** Bounds of `.aiida` exports (src/export/). */
+  exports?: ExportBounds;
   /** Awaited before each OPTIMADE side table's symmetry pass starts: tests hold the pass with it. */
   optimadeSymmetryGate?: () => Promise<void>;
+}
+
+/** Bounds of `.aiida` exports: nodes and bytes of one, how many at once, their time limits. */
+export interface ExportBounds {
+  /** Most nodes of one export (`--max-export-nodes`, default 100,000). */
+  maxNodes?: number;
+  /** Most bytes of one export's files and nodes' data (attributes, extras, repository metadata) (`--max-export-bytes`, default 4 GiB). */
+  maxBytes?: number;
+  /** Exports written at once (default 2) and waiting for a turn (default 8, for at most `waitMs`, 30 s). */
+  running?: number;
+  waiting?: number;
+  waitMs?: number;
+  /** Time the reads of one export may take, in ms (default 10 minutes). */
+  timeLimitMs?: number;
 }
 
 /** Limits on how long a connection may take, in ms; src/server/app.ts says why each is what it is. */
