@@ -14,6 +14,8 @@ export const DESCRIPTION_CHARS = 500;
 
 const STRUCTURE = 'data.core.structure.StructureData.';
 const CIF = 'data.core.cif.CifData.';
+/** Node types with a composition in the index (rows in `elements`, a formula, a number of elements). */
+export const COMPOSED_TYPES: ReadonlySet<string> = new Set([STRUCTURE, CIF]);
 
 const SCHEMA = [
   // Types by number: a node's type is a small integer here, not 35 characters twice (row and index).

@@ -6,6 +6,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { beforeDeadline } from './deadline.js';
+import { COMPOSED_TYPES } from './index-build.js';
 import type { IndexFacts } from './index-file.js';
 import type { SearchRequest } from './request.js';
 
@@ -127,11 +128,6 @@ function planOf(request: SearchRequest): Plan {
   };
 }
 
-const STRUCTURE = 'data.core.structure.StructureData.';
-const CIF = 'data.core.cif.CifData.';
-/** Node types with a composition (rows in `elements`, a formula, a number of elements). */
-const COMPOSED = new Set([STRUCTURE, CIF]);
-
 /** Nothing in an index of these facts can match `request` (a type, element or process it does not hold). */
 export function cannotMatch(facts: IndexFacts, request: SearchRequest): boolean {
   if (request.empty) return true;
@@ -142,7 +138,7 @@ export function cannotMatch(facts: IndexFacts, request: SearchRequest): boolean 
     (type) =>
       (prefix === undefined || type.startsWith(prefix)) &&
       (request.state === undefined || type.startsWith('process.')) &&
-      (!composed || COMPOSED.has(type)),
+      (!composed || COMPOSED_TYPES.has(type)),
   );
 }
 
@@ -174,7 +170,7 @@ export function searchIndex(
   const total = types.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return { total, rows: [], types, elements: [] };
   // Only structures and CIF files have elements: matches of other types need no count of them.
-  const elements = !types.some(([type]) => COMPOSED.has(type))
+  const elements = !types.some(([type]) => COMPOSED_TYPES.has(type))
     ? []
     : (run(() =>
         statement(
