@@ -1,17 +1,26 @@
 /**
  * The db.sqlite3 of an export, written into a temporary file of the cache from an ExportPlan: aiida-core's
  * sqlite_zip schema (src/domain/sqlite-zip-schema.ts), then the rows in the order `verdi archive create` writes
- * them (users, computers, groups, nodes, comments, logs, group memberships, links). Nodes keep their ids (aiida-core's import maps them by UUID);
- * memberships and links get new ones, as aiida-core's writer gives them. Process nodes lose their
- * `checkpoints` attribute, as `strip_checkpoints` (the default) does.
+ * them (users, computers, groups, nodes, comments, logs, group memberships, links). Nodes keep their ids
+ * (aiida-core's import maps them by UUID); memberships and links get new ones, as aiida-core's writer gives
+ * them. Process nodes lose their `checkpoints` attribute, as `strip_checkpoints` (the default) does.
+ *
+ * From an archive's SQLite copy, the tables are copied whole by SQL (database-copy.ts), a large export's in a
+ * thread of its own; from a live profile, the rows are read through the source's own connections (its
+ * processes, its servers) and written here a transaction at a time, between the serving thread's requests.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, QueryBudget } from '../storage/types.js';
-import { parseMarked } from '../util/json-text.js';
 import { toJson } from '../util/exact-json.js';
 import type { ExportPlan } from './plan.js';
 import { ARCHIVE_INDEXES, ARCHIVE_TABLES } from '../domain/sqlite-zip-schema.js';
+import { copyDatabase, type CopyTask } from './database-copy.js';
+import type { CopyReply } from './database-worker.js';
 import { COLUMNS, rowsWhere, type Table } from './source-rows.js';
+import { stripCheckpoints } from './strip-checkpoints.js';
 
 const ORDER: [Table, keyof ExportPlan][] = [
   ['db_dbuser', 'users'],
@@ -28,7 +37,75 @@ const CACHE_KIB = 32 * 1024;
 /** Rows inserted per transaction: the serving thread gets a turn between them. */
 const ROWS_PER_TRANSACTION = 2_000;
 
+/** Rows (nodes, links, memberships) up to which a copy runs in the serving thread: a few milliseconds. */
+const IN_THREAD_ROWS = 2_000;
+
+/** The compiled worker; where there is none (the test runner runs the TypeScript sources), this thread copies. */
+const WORKER_FILE = fileURLToPath(new URL('./database-worker.js', import.meta.url));
+
+/** How often a copy in its thread looks whether its client is gone or its time is up. */
+const WATCH_MS = 50;
+
+/**
+ * Writes the database of `plan` into `file`; `copy` is the source's SQLite copy, when it is an archive's. Stops
+ * early (the file then incomplete) once `stopped` says so.
+ */
 export async function writeDatabase(
+  source: Database,
+  plan: ExportPlan,
+  file: string,
+  budget: QueryBudget,
+  stopped: () => boolean,
+  copy?: string,
+): Promise<void> {
+  if (copy === undefined) return writeRows(source, plan, file, budget, stopped);
+  const task: CopyTask = {
+    source: copy,
+    out: file,
+    ids: {
+      db_dbuser: plan.users,
+      db_dbcomputer: plan.computers,
+      db_dbgroup: plan.groups,
+      db_dbnode: plan.nodes,
+      db_dbcomment: plan.comments,
+      db_dblog: plan.logs,
+    },
+    groupNodes: plan.groupNodes,
+    links: plan.links.map((l) => [l.input, l.output, l.label, l.type]),
+  };
+  const rows = plan.nodes.length + plan.links.length + plan.groupNodes.length;
+  if (rows <= IN_THREAD_ROWS || !existsSync(WORKER_FILE)) copyDatabase(task);
+  else await copyInThread(task, budget, stopped);
+}
+
+/** Runs `task` in a thread of its own, stopped when the client is gone or the time is up. */
+function copyInThread(task: CopyTask, budget: QueryBudget, stopped: () => boolean): Promise<void> {
+  // None of the process's options: a worker refuses some (see optimade/side-build.ts), and needs none.
+  const worker = new Worker(WORKER_FILE, { execArgv: [] });
+  let outcome: Error | undefined;
+  const watch = setInterval(() => {
+    if (stopped()) void worker.terminate();
+    else if (Date.now() > budget.deadline) {
+      outcome = new Error('the export ran past its time limit');
+      void worker.terminate();
+    }
+  }, WATCH_MS);
+  worker.once('message', (reply: CopyReply) => {
+    if (!reply.ok) outcome = new Error(`the export's database could not be written: ${reply.error}`);
+  });
+  worker.once('error', (error) => (outcome ??= error));
+  worker.postMessage(task);
+  // Settled once the thread is gone, and with it its hold on the file (the caller removes it then).
+  return new Promise((resolve, reject) => {
+    worker.once('exit', () => {
+      clearInterval(watch);
+      if (outcome === undefined) resolve();
+      else reject(outcome);
+    });
+  });
+}
+
+async function writeRows(
   source: Database,
   plan: ExportPlan,
   file: string,
@@ -52,7 +129,7 @@ export async function writeDatabase(
       const attributes = names.indexOf('attributes');
       const many = out.transaction((rows: unknown[][]) => {
         for (const row of rows) {
-          if (table === 'db_dbnode') row[attributes] = stripped(row[attributes], row[nodeType]);
+          if (table === 'db_dbnode') row[attributes] = stripCheckpoints(row[attributes], row[nodeType]);
           insert.run(row.map(sqliteValue));
         }
       });
@@ -85,16 +162,6 @@ export async function writeDatabase(
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A node's attributes, with a process node's checkpoints left out. */
-function stripped(value: unknown, nodeType: unknown): unknown {
-  if (typeof value !== 'string' || !value.includes('"checkpoints"')) return value;
-  if (!String(nodeType).startsWith('process.')) return value;
-  const attributes = parseMarked(value);
-  if (attributes === null || typeof attributes !== 'object' || !('checkpoints' in attributes)) return value;
-  delete (attributes as Record<string, unknown>).checkpoints;
-  return toJson(attributes);
-}
 
 /** Values as SQLite takes them: objects (JSON a driver decoded) as their text. */
 function sqliteValue(value: unknown): unknown {
