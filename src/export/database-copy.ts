@@ -19,8 +19,8 @@ export interface CopyTask {
   ids: Record<Table, number[]>;
   /** Group memberships as [group id, node id]: they get new ids, as aiida-core's writer gives them. */
   groupNodes: [number, number][];
-  /** Links as [input id, output id, label, type], new ids too. */
-  links: [number, number, string, string][];
+  /** The ids of the source's links to write, in the order they are written: they get new ids too. */
+  links: number[];
 }
 
 /** The tables in the order `verdi archive create` writes them. */
@@ -34,7 +34,6 @@ export function copyDatabase(task: CopyTask): void {
   try {
     out.pragma('journal_mode = OFF');
     out.pragma('synchronous = OFF');
-    out.pragma('temp_store = MEMORY');
     out.pragma(`cache_size = -${CACHE_KIB}`);
     out.function('strip_checkpoints', { deterministic: true }, (attributes: unknown, nodeType: unknown) =>
       stripCheckpoints(attributes, nodeType),
@@ -62,10 +61,13 @@ export function copyDatabase(task: CopyTask): void {
       }
       const member = out.prepare('INSERT INTO db_dbgroup_dbnodes (dbgroup_id, dbnode_id) VALUES (?, ?)');
       for (const pair of task.groupNodes) member.run(pair);
-      const link = out.prepare(
-        'INSERT INTO db_dblink (input_id, output_id, label, type) VALUES (?, ?, ?, ?)',
-      );
-      for (const row of task.links) link.run(row);
+      out
+        .prepare(
+          `INSERT INTO db_dblink (input_id, output_id, label, type)
+           SELECT l.input_id, l.output_id, l.label, l.type FROM json_each(?) AS j
+           CROSS JOIN src.db_dblink AS l ON l.id = j.value ORDER BY j.key`,
+        )
+        .run(JSON.stringify(task.links));
     })();
     out.exec('DETACH DATABASE src');
     for (const sql of ARCHIVE_INDEXES) out.exec(sql);

@@ -71,7 +71,7 @@ export async function writeDatabase(
       db_dblog: plan.logs,
     },
     groupNodes: plan.groupNodes,
-    links: plan.links.map((l) => [l.input, l.output, l.label, l.type]),
+    links: plan.links.map((l) => l.id),
   };
   const rows = plan.nodes.length + plan.links.length + plan.groupNodes.length;
   if (rows <= IN_THREAD_ROWS || !existsSync(WORKER_FILE)) copyDatabase(task);

@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { SqlitePool } from '../storage/sqlite-pool.js';
+import { archiveCopy } from '../storage/archive-copy.js';
 import type { QueryBudget, StorageBackend } from '../storage/types.js';
 import { archiveMetadata, archiveStream } from './archive-stream.js';
 import { writeDatabase } from './database.js';
@@ -29,10 +29,8 @@ export async function writeArchive(
   try {
     const dbFile = join(dir, 'db.sqlite3');
     let closed = false;
-    // An archive's copy is Quarry's own file, copied from by SQL; a live profile's is read through its connections.
-    const copy = backend.kind === 'archive' && backend.db instanceof SqlitePool ? backend.db.file : undefined;
     const done = () => closed || stopped();
-    const database = writeDatabase(backend.db, plan, dbFile, budget, done, copy).then(() => {
+    const database = writeDatabase(backend.db, plan, dbFile, budget, done, archiveCopy(backend)).then(() => {
       // The stream was cut short meanwhile: the database is not complete, nothing reads it.
       if (done()) throw new Error('the client closed the connection before the export was written');
       return dbFile;

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import type { SourceCatalog } from '../sources/catalog.js';
 import { fileBudget as processFileBudget, type FileBudget, type FileHolder } from '../storage/file-budget.js';
-import { SqlitePool } from '../storage/sqlite-pool.js';
+import { archiveCopy } from '../storage/archive-copy.js';
 import type { StorageBackend } from '../storage/types.js';
 import {
   completeMeta,
@@ -117,7 +117,7 @@ export class SearchIndexes {
       lease = await this.catalog.acquire(name);
       if (lease === undefined) return;
       kind = lease.backend.kind;
-      const copy = copyOf(lease.backend);
+      const copy = archiveCopy(lease.backend);
       if (copy === undefined) {
         throw new Error(`${kindName(lease.backend.kind)} is not indexed for search yet; search its own API`);
       }
@@ -186,12 +186,6 @@ export class SearchIndexes {
       handle.close();
     }
   }
-}
-
-/** The SQLite copy an archive is served from, or undefined for a source that has none (a live profile). */
-function copyOf(backend: StorageBackend): string | undefined {
-  if (backend.kind !== 'archive' || !(backend.db instanceof SqlitePool)) return undefined;
-  return backend.db.file;
 }
 
 async function metaOf(backend: StorageBackend, origin: string | undefined): Promise<Record<string, string>> {
