@@ -83,11 +83,18 @@ function copyInThread(task: CopyTask, budget: QueryBudget, stopped: () => boolea
   // None of the process's options: a worker refuses some (see optimade/side-build.ts), and needs none.
   const worker = new Worker(WORKER_FILE, { execArgv: [] });
   let outcome: Error | undefined;
+  let stopping = false;
+  // A statement running in the thread ends first: the thread is gone once it returns (well under a second).
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void worker.terminate();
+  };
   const watch = setInterval(() => {
-    if (stopped()) void worker.terminate();
+    if (stopped()) stop();
     else if (Date.now() > budget.deadline) {
       outcome = new Error('the export ran past its time limit');
-      void worker.terminate();
+      stop();
     }
   }, WATCH_MS);
   worker.once('message', (reply: CopyReply) => {
