@@ -37,8 +37,12 @@ const CACHE_KIB = 32 * 1024;
 /** Rows inserted per transaction: the serving thread gets a turn between them. */
 const ROWS_PER_TRANSACTION = 2_000;
 
-/** Rows (nodes, links, memberships) up to which a copy runs in the serving thread: a few milliseconds. */
+/**
+ * Rows (nodes, links, memberships) and bytes of the nodes' JSON up to which a copy runs in the serving thread:
+ * a few milliseconds, less than a thread's start.
+ */
 const IN_THREAD_ROWS = 2_000;
+const IN_THREAD_BYTES = 4 * 1024 ** 2;
 
 /** The compiled worker; where there is none (the test runner runs the TypeScript sources), this thread copies. */
 const WORKER_FILE = fileURLToPath(new URL('./database-worker.js', import.meta.url));
@@ -74,7 +78,8 @@ export async function writeDatabase(
     links: plan.links.map((l) => l.id),
   };
   const rows = plan.nodes.length + plan.links.length + plan.groupNodes.length;
-  if (rows <= IN_THREAD_ROWS || !existsSync(WORKER_FILE)) copyDatabase(task);
+  const small = rows <= IN_THREAD_ROWS && plan.rowBytes <= IN_THREAD_BYTES;
+  if (small || !existsSync(WORKER_FILE)) copyDatabase(task);
   else await copyInThread(task, budget, stopped);
 }
 
