@@ -12,7 +12,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { beforeDeadline, SearchLate } from '../src/search/deadline.js';
 import { buildIndex } from '../src/search/index-build.js';
 import { ensureIndex, indexBeside, indexEveryCopy, readFigures } from '../src/search/index-file.js';
+import { SearchIndexes } from '../src/search/indexes.js';
 import { SearchLane } from '../src/search/lane.js';
+import type { SourceCatalog } from '../src/sources/catalog.js';
+import { FileBudget } from '../src/storage/file-budget.js';
 import { openArchive } from '../src/storage/index.js';
 import { DEADLINE_EXTENSION } from '../src/storage/sqlite-extensions.js';
 import { SqlitePool } from '../src/storage/sqlite-pool.js';
@@ -63,6 +66,29 @@ describe('the search index of a copy', () => {
     expect(figures).toMatchObject({ nodes, aiidaVersion: '2.6.0', exportVersion: 'main_0001' });
     expect(figures.structures).toBeGreaterThan(0);
     expect(figures.processes).toBeGreaterThan(0);
+  });
+
+  it('is opened for searches with a small page cache of its own, and closed within the open-file budget', async () => {
+    const cacheDir = tempDir('quarry-cache-');
+    const { copy } = await copyOf(await smallArchive(250, 14), cacheDir);
+    await ensureIndex(copy, {});
+    const budget = new FileBudget(1, 0);
+    const indexes = new SearchIndexes({} as SourceCatalog, budget);
+    try {
+      const open = indexes.open(indexBeside(copy))!;
+      // A portal's process keeps hundreds of indexes open, and a search reads each of them: SQLite's default 2 MB
+      // per connection was most of the memory of a portal of 1,000 sources.
+      expect(open.db.pragma('cache_size', { simple: true })).toBe(-128);
+      expect(open.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(250);
+      open.release();
+      const other = await copyOf(await smallArchive(200, 15), cacheDir);
+      await ensureIndex(other.copy, {});
+      indexes.open(indexBeside(other.copy))!.release();
+      // One file of budget: the first index was closed to open the second.
+      expect(open.db.open).toBe(false);
+    } finally {
+      indexes.close();
+    }
   });
 
   it('refuses a file that is no AiiDA database', () => {

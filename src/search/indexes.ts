@@ -23,6 +23,8 @@ import {
 
 /** Sources learned at once. */
 const LEARNING_AT_ONCE = 2;
+/** SQLite's page cache of one index open for searches (KiB). */
+const INDEX_CACHE_KIB = 128;
 /** How long a source whose index could not be made is left alone before it is tried again. */
 const FAILED_KEPT_MS = 60_000;
 
@@ -146,6 +148,9 @@ export class SearchIndexes {
       let db: BetterSqlite3.Database;
       try {
         db = new BetterSqlite3(index, { readonly: true, fileMustExist: true });
+        // Pages read stay in the system's file cache, shared; SQLite's own cache (2 MB by default) held per open
+        // index was most of a portal's memory: a search reads every index, and a process keeps hundreds open.
+        db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
       } catch {
         return undefined;
       }
