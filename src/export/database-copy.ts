@@ -15,16 +15,16 @@ export interface CopyTask {
   source: string;
   /** The new database's file. */
   out: string;
-  /** The ids of each table's rows to copy; nodes keep their ids, as aiida-core's import maps them by UUID. */
-  ids: Record<Table, number[]>;
+  /**
+   * Each table with the ids of its rows to copy, in the order `verdi archive create` writes them; nodes keep
+   * their ids, as aiida-core's import maps them by UUID.
+   */
+  tables: [Table, number[]][];
   /** Group memberships as [group id, node id]: they get new ids, as aiida-core's writer gives them. */
   groupNodes: [number, number][];
   /** The ids of the source's links to write, in the order they are written: they get new ids too. */
   links: number[];
 }
-
-/** The tables in the order `verdi archive create` writes them. */
-const ORDER: Table[] = ['db_dbuser', 'db_dbcomputer', 'db_dbgroup', 'db_dbnode', 'db_dbcomment', 'db_dblog'];
 
 /** SQLite's page cache while writing (KiB). */
 const CACHE_KIB = 64 * 1024;
@@ -41,7 +41,7 @@ export function copyDatabase(task: CopyTask): void {
     out.prepare('ATTACH DATABASE ? AS src').run(task.source);
     for (const sql of ARCHIVE_TABLES) out.exec(sql);
     out.transaction(() => {
-      for (const table of ORDER) {
+      for (const [table, ids] of task.tables) {
         const names = COLUMNS[table].map(([name]) => `"${name}"`);
         const values =
           table === 'db_dbnode'
@@ -57,7 +57,7 @@ export function copyDatabase(task: CopyTask): void {
             `INSERT INTO main.${table} (${names.join(', ')}) SELECT ${values.join(', ')} FROM src.${table}
              WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
           )
-          .run(JSON.stringify(task.ids[table]));
+          .run(JSON.stringify(ids));
       }
       const member = out.prepare('INSERT INTO db_dbgroup_dbnodes (dbgroup_id, dbnode_id) VALUES (?, ?)');
       for (const pair of task.groupNodes) member.run(pair);

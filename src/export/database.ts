@@ -22,6 +22,7 @@ import type { CopyReply } from './database-worker.js';
 import { COLUMNS, rowsWhere, type Table } from './source-rows.js';
 import { stripCheckpoints } from './strip-checkpoints.js';
 
+/** The tables in the order `verdi archive create` writes them, each with the plan's field of its rows' ids. */
 const ORDER: [Table, keyof ExportPlan][] = [
   ['db_dbuser', 'users'],
   ['db_dbcomputer', 'computers'],
@@ -66,14 +67,7 @@ export async function writeDatabase(
   const task: CopyTask = {
     source: copy,
     out: file,
-    ids: {
-      db_dbuser: plan.users,
-      db_dbcomputer: plan.computers,
-      db_dbgroup: plan.groups,
-      db_dbnode: plan.nodes,
-      db_dbcomment: plan.comments,
-      db_dblog: plan.logs,
-    },
+    tables: ORDER.map(([table, field]) => [table, plan[field] as number[]]),
     groupNodes: plan.groupNodes,
     links: plan.links.map((l) => l.id),
   };
