@@ -152,12 +152,13 @@ describe('hostile legacy archives', { timeout: 60_000 }, () => {
   it('refuses a tar.gz whose first entry, one not written, inflates past the bound', async () => {
     const file = join(dir, 'bomb.tar.gz');
     await bombTarGz(file, 'padding.bin', 1.1, tinyEntries());
-    const started = Date.now();
-    const { message } = await alone(file);
+    const { message, ms } = await alone(file);
     expect(message).toMatch(
       /bomb\.tar\.gz: it unpacks to more than 1073741824 bytes \(\d+ times its size\): a decompression bomb, or not an archive/,
     );
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // The open's own time, as its process measured it: the process's start (vite-node compiling the sources) is
+    // no part of the refusal, and on a busy machine it alone took most of 20 s.
+    expect(ms).toBeLessThan(20_000);
   });
 });
 
