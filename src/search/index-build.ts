@@ -28,7 +28,7 @@ const SCHEMA = [
   // Contentless and without positions: words are only looked up (a query never asks for a phrase, see
   // request.ts), what a result shows is read from `nodes`.
   "CREATE VIRTUAL TABLE words USING fts5(label, description, formula, content='', detail=none, tokenize='unicode61')",
-  'CREATE TEMP TABLE compositions (id INTEGER PRIMARY KEY, formula TEXT, nelements INTEGER, space_group INTEGER, words TEXT)',
+  'CREATE TEMP TABLE compositions (id INTEGER PRIMARY KEY, formula TEXT, nelements INTEGER, space_group INTEGER, elements TEXT, words TEXT)',
 ];
 
 const INDEXES = [
@@ -119,57 +119,65 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
 /**
  * Formulas and elements of the structures and CIF files. SQLite reads what they need out of the attributes (a
  * structure's kinds and its sites counted by kind, a CIF file's formula and space group), so that no site's
- * position is ever parsed here.
+ * position is ever parsed here; each distinct combination of those is computed once here (a relaxation's steps,
+ * a data set of one compound repeat theirs) and given to every node that has it by SQLite again, so that no
+ * row crosses into JavaScript.
  */
 function keepCompositions(db: BetterSqlite3.Database) {
+  const types = { structure: STRUCTURE, cif: CIF };
+  db.prepare(
+    `CREATE TEMP TABLE composed AS SELECT n.id, n.node_type AS type,
+       CASE WHEN n.node_type = @structure THEN json_extract(n.attributes, '$.kinds') ELSE json_extract(n.attributes, '$.formulae') END AS first,
+       CASE WHEN n.node_type = @structure THEN (SELECT json_group_object(kind, sites) FROM (SELECT s.value ->> '$.kind_name' AS kind,
+         count(*) AS sites FROM json_each(n.attributes, '$.sites') AS s GROUP BY kind))
+         ELSE json_extract(n.attributes, '$.spacegroup_numbers[0]') END AS second
+     FROM src.db_dbnode AS n WHERE n.node_type IN (@structure, @cif)`,
+  ).run(types);
+  db.exec('CREATE TEMP TABLE combos AS SELECT DISTINCT type, first, second FROM composed');
+  db.exec('CREATE INDEX temp.combos_of ON combos (type, first, second)');
+  db.exec(
+    'CREATE TEMP TABLE found (combo INTEGER PRIMARY KEY, formula TEXT, nelements INTEGER, space_group INTEGER, elements TEXT, words TEXT)',
+  );
   // In batches: a connection cannot write while a statement of it still reads.
   const read = db
-    .prepare(
-      `SELECT n.id, n.node_type,
-         CASE WHEN n.node_type = @structure THEN json_extract(n.attributes, '$.kinds') ELSE json_extract(n.attributes, '$.formulae') END,
-         CASE WHEN n.node_type = @structure THEN (SELECT json_group_object(kind, sites) FROM (SELECT s.value ->> '$.kind_name' AS kind,
-           count(*) AS sites FROM json_each(n.attributes, '$.sites') AS s GROUP BY kind))
-           ELSE json_extract(n.attributes, '$.spacegroup_numbers[0]') END
-       FROM src.db_dbnode AS n WHERE n.node_type IN (@structure, @cif) AND n.id > @after ORDER BY n.id LIMIT 1000`,
-    )
+    .prepare('SELECT rowid, type, first, second FROM combos WHERE rowid > ? ORDER BY rowid LIMIT 1000')
     .raw();
   const insert = db.prepare(
-    'INSERT INTO compositions (id, formula, nelements, space_group, words) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO found (combo, formula, nelements, space_group, elements, words) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const element = db.prepare('INSERT OR IGNORE INTO elements (id, element) VALUES (?, ?)');
-  const seen = new Map<string, Composition | undefined>();
-  for (let after = -Infinity; ;) {
-    const rows = read.all({ structure: STRUCTURE, cif: CIF, after }) as [number, string, unknown, unknown][];
-    if (rows.length === 0) return;
+  for (let after = 0; ;) {
+    const rows = read.all(after) as [number, string, unknown, unknown][];
+    if (rows.length === 0) break;
     after = rows[rows.length - 1]![0];
-    for (const [id, type, first, second] of rows) {
-      // Structures repeat their kinds and counts (the steps of a relaxation, a data set of one compound):
-      // each combination is computed once.
-      const key = `${type}\0${String(first)}\0${type === STRUCTURE ? String(second) : ''}`;
-      let found = seen.get(key);
-      if (found === undefined && !seen.has(key)) {
-        try {
-          found =
-            type === STRUCTURE
-              ? structureComposition(parsed(first), parsed(second))
-              : cifComposition(parsed(first));
-        } catch {
-          found = undefined;
-        }
-        if (seen.size >= SEEN_MOST) seen.clear();
-        seen.set(key, found);
-      }
+    for (const [combo, type, first, second] of rows) {
+      const found = composition(type, first, second);
       if (found === undefined) continue;
       const group = type === CIF && Number.isInteger(second) ? (second as number) : null;
       // The formula and each element are words, so that `GaAs` (written as the index writes it) and `Si O` find it.
       const words = [found.formula ?? '', ...found.elements].join(' ').trim();
-      insert.run(id, found.formula, found.elements.length, group, words);
-      for (const symbol of found.elements) element.run(id, symbol);
+      insert.run(combo, found.formula, found.elements.length, group, JSON.stringify(found.elements), words);
     }
   }
+  db.exec(
+    `INSERT INTO compositions (id, formula, nelements, space_group, elements, words)
+     SELECT n.id, f.formula, f.nelements, f.space_group, f.elements, f.words FROM composed AS n
+     JOIN combos AS c ON c.type = n.type AND c.first IS n.first AND c.second IS n.second
+     JOIN found AS f ON f.combo = c.rowid`,
+  );
+  db.exec(
+    'INSERT INTO elements (id, element) SELECT c.id, e.value FROM compositions AS c, json_each(c.elements) AS e',
+  );
+  db.exec('DROP TABLE composed');
 }
 
-/** Compositions remembered while an index is made. */
-const SEEN_MOST = 10_000;
+function composition(type: string, first: unknown, second: unknown): Composition | undefined {
+  try {
+    return type === STRUCTURE
+      ? structureComposition(parsed(first), parsed(second))
+      : cifComposition(parsed(first));
+  } catch {
+    return undefined;
+  }
+}
 
 const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
