@@ -129,7 +129,7 @@ function readQ(q: string, request: SearchRequest) {
   const terms: string[] = [];
   for (const word of text.split(/\s+/)) {
     // Cut where FTS5's tokenizer cuts (at what is not a letter or a digit): every quoted string is one token,
-    // never a phrase (the index keeps no positions).
+    // never a phrase, so that a word's parts match wherever they are (`Si-O` is `Si` and `O`).
     const tokens = word.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
     if (tokens.length === 0) continue;
     const all = tokens.map((t) => `"${t}"`).join(' AND ');

@@ -46,6 +46,11 @@ function statement(db: BetterSqlite3.Database, sql: string): BetterSqlite3.State
 
 /** The score of a match by UUID: before every word match (bm25 scores are negative, better is lower). */
 const UUID_SCORE = -1e300;
+/**
+ * The score of a match by words: bm25 over the label, the description and the formula, a word in a label or a
+ * formula weighing four times one in a description (a label says what a node is; a description says more).
+ */
+const WORD_SCORE = 'bm25(words, 4.0, 1.0, 4.0)';
 
 /** The end of the range of strings that start with `prefix`. */
 function afterPrefix(prefix: string): string {
@@ -60,7 +65,7 @@ interface Plan {
   where: string;
   params: unknown[];
   order: string;
-  /** The WHERE clause of the counts and its parameters: the matches without their scores (cheaper). */
+  /** The WHERE clause of the counts (types and elements) and its parameters: the matches without their scores. */
   counted: string;
   countedParams: unknown[];
 }
@@ -92,7 +97,7 @@ function planOf(request: SearchRequest): Plan {
   const ids: string[] = [];
   const headParams: unknown[] = [];
   if (request.match !== undefined) {
-    hits.push('SELECT rowid AS id, rank AS score FROM words WHERE words MATCH ?');
+    hits.push(`SELECT rowid AS id, ${WORD_SCORE} AS score FROM words WHERE words MATCH ?`);
     ids.push('SELECT rowid FROM words WHERE words MATCH ?');
     headParams.push(request.match);
   }
@@ -175,10 +180,11 @@ export function searchIndex(
     : (run(() =>
         statement(
           db,
-          `${plan.head} SELECT e.element, count(*) FROM ${plan.from} JOIN elements AS e ON e.id = n.id ${plan.where} GROUP BY e.element`,
+          // The matches first, their elements by node (left to itself, SQLite read every element's row first).
+          `SELECT e.element, count(*) FROM nodes AS n CROSS JOIN elements AS e ON e.id = n.id ${plan.counted} GROUP BY e.element`,
         )
           .raw()
-          .all(...all),
+          .all(...plan.countedParams),
       ) as [string, number][]);
   const score = plan.head === '' ? '0' : 'best.score';
   const rows = run(() =>
