@@ -1,17 +1,20 @@
 /**
- * An export as a zip stream: metadata.json, `repo/<sha256>` for every file, then db.sqlite3, the entries
+ * An export as a zip stream: metadata.json, db.sqlite3, then `repo/<sha256>` for every file, the entries
  * aiida-core's sqlite_zip writer makes (any order reads the same: aiida-core reads through the central
- * directory). The database comes last so that the bytes start at once: the files stream while it is written.
- * Each repository file is opened only when its turn comes, so that the stream holds one file at a time; the
- * zip is produced as the client reads it.
+ * directory). The stream starts once the database is written (in a temporary file, see writer.ts), so that from
+ * its first byte it runs at the pace of deflating, which the database, deflated on several threads, is most of.
+ * Each repository file is opened only when its turn comes, so that the stream holds one file at a time.
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import yazl from 'yazl';
 import type { Repository } from '../storage/types.js';
 import type { ExportPlan } from './plan.js';
 import { EXPORT_RULES } from './rules.js';
 import { EXPORT_VERSION } from '../domain/sqlite-zip-schema.js';
+import { zipStream, type ZipPart } from './zip-stream.js';
+
+/** The compression level aiida-core writes archives with (and metadata.json says). */
+const LEVEL = 6;
 
 /** metadata.json as `verdi archive create` writes it, with its creation_parameters. */
 export function archiveMetadata(
@@ -35,7 +38,7 @@ export function archiveMetadata(
     export_version: EXPORT_VERSION,
     aiida_version: aiidaVersion,
     key_format: 'sha256',
-    compression: 6,
+    compression: LEVEL,
     ctime: now.toISOString().replace('Z', ''),
     creation_parameters: {
       entities_starting_set: entities,
@@ -56,36 +59,22 @@ export function archiveStream(
   database: Promise<string>,
   repository: Repository,
 ): Readable {
-  const zip = new yazl.ZipFile();
-  const stream = zip.outputStream as Readable;
-  // The file being read now: stopped with the stream, so that a client gone stops the reading too.
-  let current: Readable | undefined;
-  const opened = (cb: (err: unknown, s: NodeJS.ReadableStream) => void, source: Readable) => {
-    current = source;
-    if (stream.destroyed) source.destroy();
-    else cb(null, source);
-  };
-  zip.on('error', (error: Error) => stream.destroy(error));
-  stream.once('close', () => current?.destroy());
-  // Stored, not deflated: it is small, and aiida-core writes it so.
-  zip.addBuffer(Buffer.from(JSON.stringify(metadata)), 'metadata.json', { compress: false });
-  for (const [key, size] of plan.files) {
-    zip.addReadStreamLazy(`repo/${key}`, { compressionLevel: 6, size }, (cb) => {
-      repository
-        .get(key)
-        .then(async (object) => {
+  async function* parts(): AsyncGenerator<ZipPart> {
+    const file = await database;
+    // Stored, not deflated: it is small, and aiida-core writes it so.
+    yield { name: 'metadata.json', stored: Buffer.from(JSON.stringify(metadata)) };
+    yield { name: 'db.sqlite3', open: async () => createReadStream(file, { highWaterMark: 1 << 20 }) };
+    for (const [key, size] of plan.files) {
+      yield {
+        name: `repo/${key}`,
+        size,
+        open: async () => {
+          const object = await repository.get(key);
           if (object === undefined) throw new Error(`the repository no longer holds ${key}`);
-          opened(cb, await object.stream());
-        })
-        .catch((error: unknown) => cb(error, undefined as never));
-    });
+          return object.stream();
+        },
+      };
+    }
   }
-  zip.addReadStreamLazy('db.sqlite3', { compressionLevel: 6 }, (cb) => {
-    database.then(
-      (file) => opened(cb, createReadStream(file)),
-      (error: unknown) => cb(error, undefined as never),
-    );
-  });
-  zip.end();
-  return stream;
+  return zipStream(parts(), { level: LEVEL });
 }

@@ -1,6 +1,6 @@
 /**
- * An export from its plan to a stream: the zip starts at once with metadata.json and the repository files while
- * the database is written into a temporary folder of the cache, and ends with the database. The folder goes
+ * An export from its plan to a stream: the database is written into a temporary folder of the cache, then the
+ * zip streams (archive-stream.ts: metadata.json, the database, the repository files). The folder goes
  * when the stream ends, completed or cut short (the client gone), and the database's writing with it, so that
  * nothing of an export stays behind; a whole-source export is also kept, under its final name, once its stream
  * completed and only then.
