@@ -64,6 +64,8 @@ interface Plan {
   from: string;
   where: string;
   params: unknown[];
+  /** A result's score, and the results' order. */
+  score: string;
   order: string;
   /** The WHERE clause of the counts (types and elements) and its parameters: the matches without their scores. */
   counted: string;
@@ -114,6 +116,7 @@ function planOf(request: SearchRequest): Plan {
       from: 'nodes AS n',
       where,
       params,
+      score: '0',
       order,
       counted: where,
       countedParams: params,
@@ -121,14 +124,32 @@ function planOf(request: SearchRequest): Plan {
   }
   // Counting needs no score: the matches' ids are enough, without bm25 computed for each.
   const matched = `n.id IN (${ids.join(' UNION ALL ')})`;
-  return {
+  const counted = {
     counted: `WHERE ${[matched, ...conditions].join(' AND ')}`,
     countedParams: [...headParams, ...params],
+  };
+  if (request.uuidPrefix === undefined) {
+    // Words only: the matches scored as they are read, only those the other conditions keep (no UUID match to
+    // merge them with first, which cost a table of every match and its score).
+    return {
+      ...counted,
+      head: '',
+      headParams: [],
+      from: 'words CROSS JOIN nodes AS n ON n.id = words.rowid',
+      where: `WHERE ${['words MATCH ?', ...conditions].join(' AND ')}`,
+      params: [request.match, ...params],
+      score: WORD_SCORE,
+      order: 'score, n.ctime_ms DESC, n.id DESC',
+    };
+  }
+  return {
+    ...counted,
     head: `WITH hit AS MATERIALIZED (${hits.join(' UNION ALL ')}), best AS (SELECT id, min(score) AS score FROM hit GROUP BY id)`,
     headParams,
     from: 'best JOIN nodes AS n ON n.id = best.id',
     where,
     params,
+    score: 'best.score',
     order: 'best.score, n.ctime_ms DESC, n.id DESC',
   };
 }
@@ -186,12 +207,11 @@ export function searchIndex(
           .raw()
           .all(...plan.countedParams),
       ) as [string, number][]);
-  const score = plan.head === '' ? '0' : 'best.score';
   const rows = run(() =>
     statement(
       db,
       `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
-         n.label, n.ctime_ms, n.formula, ${score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
+         n.label, n.ctime_ms, n.formula, ${plan.score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
     ).all(...all, window),
   ) as IndexRow[];
   return { total, rows, types, elements };
