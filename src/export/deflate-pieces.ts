@@ -5,13 +5,17 @@
  * deflate stream any inflater reads, compressed as well as by one stream. An export is mostly its database, one
  * entry: deflated by one stream (as yazl does) it ran on one core at 12-15 MB/s of output here.
  */
+import { availableParallelism } from 'node:os';
 import { constants, crc32, deflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
 
 const PIECE = 1 << 20;
 /** Deflate's window: what a piece's matches may reach back to. */
 const WINDOW = 32 * 1024;
-/** Pieces being deflated at once on the thread pool, per stream (the pool is shared with the process's files). */
-const AT_ONCE = 2;
+/**
+ * Pieces being deflated at once, per stream: as many as the cores, within the 4 threads of libuv's pool, which
+ * the process's file reads share.
+ */
+const AT_ONCE = Math.max(2, Math.min(4, availableParallelism()));
 /** A smaller piece is deflated in this thread: a hop to the pool costs more than it. */
 const IN_THREAD = 16 * 1024;
 /** An empty final block (fixed Huffman codes: the block header and its end code). */
