@@ -1,8 +1,8 @@
 /**
  * An export as a zip stream: metadata.json, db.sqlite3, then `repo/<sha256>` for every file, the entries
  * aiida-core's sqlite_zip writer makes (any order reads the same: aiida-core reads through the central
- * directory). The stream starts once the database is written (in a temporary file, see writer.ts), so that from
- * its first byte it runs at the pace of deflating, which the database, deflated on several threads, is most of.
+ * directory). It is made once the database is written (in a temporary file, see writer.ts), so that from its
+ * first byte it runs at the pace of deflating, which the database, deflated on several threads, is most of.
  * Each repository file is opened only when its turn comes, so that the stream holds one file at a time.
  */
 import { createReadStream } from 'node:fs';
@@ -52,18 +52,17 @@ export function archiveMetadata(
   };
 }
 
-/** The zip of an export whose database is being written: `database` gives its file once it is complete. */
+/** The zip of an export whose database is the complete file `database`. */
 export function archiveStream(
   plan: ExportPlan,
   metadata: Record<string, unknown>,
-  database: Promise<string>,
+  database: string,
   repository: Repository,
 ): Readable {
   async function* parts(): AsyncGenerator<ZipPart> {
-    const file = await database;
     // Stored, not deflated: it is small, and aiida-core writes it so.
     yield { name: 'metadata.json', stored: Buffer.from(JSON.stringify(metadata)) };
-    yield { name: 'db.sqlite3', open: async () => createReadStream(file, { highWaterMark: 1 << 20 }) };
+    yield { name: 'db.sqlite3', open: async () => createReadStream(database, { highWaterMark: 1 << 20 }) };
     for (const [key, size] of plan.files) {
       yield {
         name: `repo/${key}`,
