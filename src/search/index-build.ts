@@ -24,6 +24,9 @@ const SCHEMA = [
     label TEXT NOT NULL, ctime_ms INTEGER, formula TEXT, nelements INTEGER, space_group INTEGER,
     process_state TEXT, exit_status INTEGER)`,
   'CREATE TABLE elements (id INTEGER NOT NULL, element TEXT NOT NULL, PRIMARY KEY (element, id)) WITHOUT ROWID',
+  // The nodes by UUID, for a search by a UUID's start: filled in the order of the source's own UUID index, so
+  // that it is made without sorting (an index on nodes.uuid sorted every UUID, a sixth of the index's making).
+  'CREATE TABLE uuids (uuid TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (uuid, id)) WITHOUT ROWID',
   'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID',
   // Contentless: what a result shows is read from `nodes`. With each word's place in each column (detail=full):
   // bm25 ranks by how often a word is in a column, which FTS5 does not know without (its score is then 0 for
@@ -33,7 +36,6 @@ const SCHEMA = [
 ];
 
 const INDEXES = [
-  'CREATE INDEX nodes_uuid ON nodes (uuid)',
   'CREATE INDEX nodes_newest ON nodes (ctime_ms DESC, id DESC)',
   // A type's nodes newest first: a search by type reads its first page without sorting every node of it.
   'CREATE INDEX nodes_type ON nodes (type, ctime_ms DESC, id DESC)',
@@ -80,6 +82,7 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
        FROM src.db_dbnode AS n JOIN types AS t ON t.node_type = n.node_type
        LEFT JOIN compositions AS c ON c.id = n.id`,
     );
+    db.exec('INSERT INTO uuids SELECT uuid, id FROM src.db_dbnode ORDER BY uuid, id');
     // Only nodes with words: most nodes of a provenance graph (numbers, dictionaries, folders) have no label.
     db.exec(
       `INSERT INTO words (rowid, label, description, formula)

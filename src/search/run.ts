@@ -104,8 +104,8 @@ function planOf(request: SearchRequest): Plan {
     headParams.push(request.match);
   }
   if (request.uuidPrefix !== undefined) {
-    hits.push(`SELECT id, ${UUID_SCORE} AS score FROM nodes WHERE uuid >= ? AND uuid < ?`);
-    ids.push('SELECT id FROM nodes WHERE uuid >= ? AND uuid < ?');
+    hits.push(`SELECT id, ${UUID_SCORE} AS score FROM uuids WHERE uuid >= ? AND uuid < ?`);
+    ids.push('SELECT id FROM uuids WHERE uuid >= ? AND uuid < ?');
     headParams.push(request.uuidPrefix, afterPrefix(request.uuidPrefix));
   }
   if (hits.length === 0) {
