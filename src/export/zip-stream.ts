@@ -5,7 +5,6 @@
  * destroyed (the client gone) stops at the entry being made, its source closed.
  */
 import { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
 import {
   centralEnd,
   centralRecord,
@@ -13,7 +12,7 @@ import {
   DEFLATED,
   dosTime,
   localHeader,
-  STORED,
+  storedRecord,
   zipRecord,
 } from '../util/zip-records.js';
 import { deflatePieces, type Deflated } from './deflate-pieces.js';
@@ -45,8 +44,7 @@ async function* zipBytes(parts: AsyncIterable<ZipPart>, options: ZipOptions): As
   for await (const part of parts) {
     if ('stored' in part) {
       const content = part.stored;
-      const known = { crc: crc32(content), compressed: content.length, size: content.length };
-      const entry = zipRecord(part.name, STORED, offset, time, known);
+      const entry = storedRecord(part.name, content, offset, time);
       const header = localHeader(entry);
       yield header;
       yield content;

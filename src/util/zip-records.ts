@@ -4,6 +4,7 @@
  * offset or the number of entries needs it. Pure: the writers (an export's stream, the legacy generator's file)
  * place the bytes.
  */
+import { crc32 } from 'node:zlib';
 
 export const MAX32 = 0xffffffff;
 const MAX16 = 0xffff;
@@ -52,6 +53,20 @@ export function zipRecord(
     directory: name.endsWith('/'),
     time,
   };
+}
+
+/** The record of an entry stored as it is (no compression): its checksum and sizes known from `content`. */
+export function storedRecord(
+  name: string,
+  content: Buffer,
+  offset: number,
+  time: { time: number; date: number },
+): ZipRecord {
+  return zipRecord(name, STORED, offset, time, {
+    crc: crc32(content),
+    compressed: content.length,
+    size: content.length,
+  });
 }
 
 /**

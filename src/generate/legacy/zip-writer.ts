@@ -14,7 +14,7 @@ import {
   DEFLATED,
   dosTime,
   localHeader,
-  STORED,
+  storedRecord,
   zipRecord,
   type ZipRecord,
 } from '../../util/zip-records.js';
@@ -83,8 +83,7 @@ export class ZipWriter implements ArchiveSink {
   }
 
   private async stored(name: string, content: Buffer) {
-    const crc = crc32(content);
-    const entry = this.entry(name, STORED, { crc, compressed: content.length, size: content.length });
+    const entry = storedRecord(name, content, this.out.offset, STAMP);
     await this.out.write(localHeader(entry));
     if (content.length > 0) await this.out.write(content);
     await this.record(entry);
