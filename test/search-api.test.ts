@@ -7,7 +7,8 @@
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SearchIndexes } from '../src/search/indexes.js';
 import { buildApp } from '../src/server/app.js';
 import { SourceCatalog } from '../src/sources/catalog.js';
 import { scanFolders } from '../src/sources/discover.js';
@@ -175,6 +176,36 @@ describe('search over a portal', () => {
     expect(pages.map((r) => `${r.source}/${r.uuid}`)).toEqual(
       whole.map((r: Json) => `${r.source}/${r.uuid}`),
     );
+  });
+
+  it('answers other pages of a search from its counts, reading only the sources with matches', async () => {
+    const opened = vi.spyOn(SearchIndexes.prototype, 'open');
+    try {
+      // Searches asked nowhere else in this file: their first page is counted here.
+      for (const q of [
+        'q=zincblende&type=structure',
+        'state=excepted&type=calcjob',
+        'elements=Ga&nelements=2',
+      ]) {
+        opened.mockClear();
+        const whole = await search(`${q}&per_page=6`);
+        const firstReads = opened.mock.calls.length;
+        const matching = Object.keys(whole.facets.source).length;
+        expect(whole.total, q).toBeGreaterThan(0);
+        opened.mockClear();
+        const first = await search(`${q}&per_page=3`);
+        const second = await search(`${q}&per_page=3&page=2`);
+        expect(opened.mock.calls.length, q).toBe(2 * matching);
+        for (const page of [first, second]) {
+          expect(page.total, q).toBe(whole.total);
+          expect(page.facets, q).toEqual(whole.facets);
+        }
+        expect([...first.results, ...second.results], q).toEqual(whole.results);
+        if (q.startsWith('q=')) expect(firstReads, q).toBeGreaterThan(matching);
+      }
+    } finally {
+      opened.mockRestore();
+    }
   });
 
   it('takes FTS5 syntax as plain words', async () => {

@@ -37,12 +37,8 @@ export class AnswerCache<T> {
    * says so: an answer that left sources out for now is not).
    */
   async answer(key: string, make: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
-    const found = this.kept.get(key);
-    if (found !== undefined) {
-      this.kept.delete(key);
-      this.kept.set(key, found);
-      return found.value;
-    }
+    const found = this.peek(key);
+    if (found !== undefined) return found;
     const underway = this.running.get(key);
     if (underway !== undefined) return underway;
     const made = make();
@@ -54,6 +50,25 @@ export class AnswerCache<T> {
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /** The answer kept under `key`, if any (without making one). */
+  peek(key: string): T | undefined {
+    const found = this.kept.get(key);
+    if (found === undefined) return undefined;
+    this.kept.delete(key);
+    this.kept.set(key, found);
+    return found.value;
+  }
+
+  /** Keeps `value` under `key`, as an answer made. */
+  keep(key: string, value: T): void {
+    const old = this.kept.get(key);
+    if (old !== undefined) {
+      this.kept.delete(key);
+      this.chars -= old.chars;
+    }
+    this.put(key, value);
   }
 
   private put(key: string, value: T) {

@@ -7,7 +7,9 @@
  * until their request's time limit, and past a bound on waiting ones a search is refused at once with 503 and
  * Retry-After. A search that runs past the time limit is stopped between two sources (503). A source whose
  * index is known not to hold what is asked (no such node type, element or process) is not read at all, and
- * answers are kept (answer-cache.ts): a search asked again over the same indexes is not run again.
+ * answers are kept (answer-cache.ts): a search asked again over the same indexes is not run again. So are its
+ * counts apart from its pages: another page of a search (or the same one with more results a page) reads only
+ * the sources that have matches, and only their results.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -21,7 +23,7 @@ import { SearchIndexes } from './indexes.js';
 import { AnswerCache } from './answer-cache.js';
 import { SearchLane } from './lane.js';
 import { parseSearch, SearchInputError, type SearchRequest } from './request.js';
-import { byRank, cannotMatch, isoTime, searchIndex, type IndexRow } from './run.js';
+import { byRank, cannotMatch, countIndex, indexRows, isoTime, type IndexRow } from './run.js';
 
 /** Searches running at once; each runs its sources' statements in turns between other requests. */
 const RUNNING = 4;
@@ -32,10 +34,17 @@ const LEARNING_WAIT_MS = 1_000;
 /** How long a search reads indexes before it lets other requests in (it yields between two sources). */
 const SLICE_MS = 8;
 
+/** What a search counts, whatever page of it is asked: kept apart from its pages. */
+interface SearchCounts {
+  total: number;
+  /** By source (every source with matches, with their number), by node type and by element. */
+  facets: SearchBody['facets'];
+}
+
 interface SearchBody {
   total: number;
   results: Record<string, unknown>[];
-  facets: Record<string, Record<string, number>>;
+  facets: { source: Record<string, number>; type: Record<string, number>; elements: Record<string, number> };
   warnings: string[];
 }
 
@@ -44,6 +53,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
   const indexes = new SearchIndexes(ctx.catalog);
   const lane = new SearchLane(RUNNING, WAITING);
   const answers = new AnswerCache<{ body: SearchBody; complete: boolean }>();
+  const counted = new AnswerCache<SearchCounts>();
   app.addHook('onClose', (_app, done) => {
     indexes.close();
     done();
@@ -63,7 +73,11 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
       async () => {
         const turn = await lane.enter(deadline);
         try {
-          return await searchAll(parsed, sources, base, deadline);
+          // The counts do not depend on the page, nor on the URL asked at.
+          const countsKey = keyOf('', { ...parsed, page: 0, perPage: 0 }, sources);
+          const made = await searchAll(parsed, sources, base, deadline, counted.peek(countsKey));
+          if (made.complete && made.counts !== undefined) counted.keep(countsKey, made.counts);
+          return made;
         } finally {
           turn.leave();
         }
@@ -75,13 +89,17 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
       .send({ ...answer.body, took_ms: Math.round(performance.now() - started) });
   });
 
-  /** The answer over every source of `sources`; complete when no source was left out for now. */
+  /**
+   * The answer over every source of `sources`; complete when no source was left out for now. With `known`
+   * counts (the same search, another page), only the sources with matches are read, and only for results.
+   */
   async function searchAll(
     parsed: SearchRequest,
     sources: ReturnType<SearchIndexes['current']>,
     base: string,
     deadline: number,
-  ): Promise<{ body: SearchBody; complete: boolean }> {
+    known: SearchCounts | undefined,
+  ): Promise<{ body: SearchBody; complete: boolean; counts?: SearchCounts }> {
     const window = parsed.page * parsed.perPage;
     const warnings: string[] = [];
     const merged: { source: string; row: IndexRow }[] = [];
@@ -107,6 +125,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
       }
       // What the index is known to hold says that nothing in it can match: it is not read.
       if (cannotMatch(state.facts, parsed)) continue;
+      if (known !== undefined && known.facets.source[name] === undefined) continue;
       if (Date.now() > deadline) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
       const open = indexes.open(state.index);
       if (open === undefined) {
@@ -117,12 +136,15 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
         continue;
       }
       try {
-        const answer = searchIndex(open.db, parsed, window, deadline);
-        if (answer.total > 0) facets.source[name] = answer.total;
-        total += answer.total;
-        for (const [type, n] of answer.types) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
-        for (const [el, n] of answer.elements) facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
-        for (const row of answer.rows) merged.push({ source: name, row });
+        const counts = known === undefined ? countIndex(open.db, parsed, deadline) : undefined;
+        if (counts !== undefined && counts.total > 0) facets.source[name] = counts.total;
+        total += counts?.total ?? 0;
+        for (const [type, n] of counts?.types ?? []) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
+        for (const [el, n] of counts?.elements ?? [])
+          facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
+        if (counts === undefined || counts.total > 0) {
+          for (const row of indexRows(open.db, parsed, window, deadline)) merged.push({ source: name, row });
+        }
       } catch (error) {
         if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
         complete = false;
@@ -157,17 +179,15 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
       url: `${base}${at(source)}${ctx.prefix}/nodes/${row.uuid}/`,
       explorer_url: `${base}${at(source)}/nodes/${row.uuid}`,
     }));
-    const body = {
+    const counts = known ?? {
       total,
-      results,
       facets: {
         source: facets.source,
         type: Object.fromEntries([...facets.type].sort(byCount)),
         elements: Object.fromEntries([...facets.elements].sort(byCount)),
       },
-      warnings,
     };
-    return { body, complete };
+    return { body: { total: counts.total, results, facets: counts.facets, warnings }, complete, counts };
   }
 
   app.get('/search/sources', async (request, reply) => {

@@ -176,11 +176,20 @@ export function searchIndex(
   /** When the search's time is up (ms since 1970): a statement still running then is stopped (SearchLate). */
   deadline = Number.POSITIVE_INFINITY,
 ): IndexAnswer {
-  if (request.empty) return { total: 0, rows: [], types: [], elements: [] };
+  const counts = countIndex(db, request, deadline);
+  return { ...counts, rows: counts.total === 0 ? [] : indexRows(db, request, window, deadline) };
+}
+
+/** The matches' count in one index, by node type and by element (exact). */
+export function countIndex(
+  db: BetterSqlite3.Database,
+  request: SearchRequest,
+  deadline = Number.POSITIVE_INFINITY,
+): Omit<IndexAnswer, 'rows'> {
+  if (request.empty) return { total: 0, types: [], elements: [] };
   const plan = planOf(request);
-  const all = [...plan.headParams, ...plan.params];
   const run = <T>(statement: () => T) => beforeDeadline(db, deadline, statement);
-  if (plan.head === '' && plan.where === '') return run(() => everything(db, window));
+  if (plan.head === '' && plan.where === '') return everything(db);
   // Grouped by type through the type index only when a type is asked for: otherwise reading every node in
   // that index's order costs a lookup per node, where a scan of the table and a sort of the few types do not.
   const grouped = request.typePrefix === undefined ? 'n.type + 0' : 'n.type';
@@ -194,7 +203,6 @@ export function searchIndex(
       .all(...plan.countedParams),
   ) as [string, number][];
   const total = types.reduce((sum, [, n]) => sum + n, 0);
-  if (total === 0) return { total, rows: [], types, elements: [] };
   // Only structures and CIF files have elements: matches of other types need no count of them.
   const elements = !types.some(([type]) => COMPOSED_TYPES.has(type))
     ? []
@@ -207,18 +215,29 @@ export function searchIndex(
           .raw()
           .all(...plan.countedParams),
       ) as [string, number][]);
-  const rows = run(() =>
+  return { total, types, elements };
+}
+
+/** The first `window` matches of `request` in one index, in order. */
+export function indexRows(
+  db: BetterSqlite3.Database,
+  request: SearchRequest,
+  window: number,
+  deadline = Number.POSITIVE_INFINITY,
+): IndexRow[] {
+  if (request.empty) return [];
+  const plan = planOf(request);
+  return beforeDeadline(db, deadline, () =>
     statement(
       db,
       `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
          n.label, n.ctime_ms, n.formula, ${plan.score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
-    ).all(...all, window),
+    ).all(...plan.headParams, ...plan.params, window),
   ) as IndexRow[];
-  return { total, rows, types, elements };
 }
 
-/** A search without conditions: its facets as the index keeps them, its newest nodes. */
-function everything(db: BetterSqlite3.Database, window: number): IndexAnswer {
+/** The facets of a search without conditions, as the index keeps them. */
+function everything(db: BetterSqlite3.Database): Omit<IndexAnswer, 'rows'> {
   const types = statement(db, 'SELECT node_type, nodes FROM types WHERE nodes > 0').raw().all() as [
     string,
     number,
@@ -227,12 +246,7 @@ function everything(db: BetterSqlite3.Database, window: number): IndexAnswer {
     string,
     number,
   ][];
-  const rows = statement(
-    db,
-    `SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type, n.label,
-         n.ctime_ms, n.formula, 0 AS score FROM nodes AS n ORDER BY n.ctime_ms DESC, n.id DESC LIMIT ?`,
-  ).all(window) as IndexRow[];
-  return { total: types.reduce((sum, [, n]) => sum + n, 0), rows, types, elements };
+  return { total: types.reduce((sum, [, n]) => sum + n, 0), types, elements };
 }
 
 /** Merge order: score, newest first, then by source and pk so that pages never overlap. */
