@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { cifComposition, structureComposition, type Composition } from './formula.js';
 
 /** What an index holds; a new value makes every index anew (search-indexes.ts reads it first). */
-export const INDEX_VERSION = 'search-4';
+export const INDEX_VERSION = 'search-5';
 /** Characters of a description that are searched: its start, where what it is about is said. */
 export const DESCRIPTION_CHARS = 500;
 
@@ -28,6 +28,11 @@ const SCHEMA = [
   // that it is made without sorting (an index on nodes.uuid sorted every UUID, a sixth of the index's making).
   'CREATE TABLE uuids (uuid TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (uuid, id)) WITHOUT ROWID',
   'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID',
+  // The nodes counted by all a search without words filters on (type, process state and exit status, number of
+  // elements, elements): such a search counts its matches and facets in these few rows, not in every node.
+  `CREATE TABLE tally (id INTEGER PRIMARY KEY, type INTEGER NOT NULL, process_state TEXT, exit_status INTEGER,
+    nelements INTEGER, elements TEXT, nodes INTEGER NOT NULL)`,
+  'CREATE TABLE tally_elements (id INTEGER NOT NULL, element TEXT NOT NULL, PRIMARY KEY (id, element)) WITHOUT ROWID',
   // Contentless: what a result shows is read from `nodes`. With each word's place in each column (detail=full):
   // bm25 ranks by how often a word is in a column, which FTS5 does not know without (its score is then 0 for
   // every match, and results came newest first only); the places cost 2 % of the index.
@@ -92,10 +97,19 @@ export function buildIndex(source: string, out: string, meta: Record<string, str
        WHERE n.label <> '' OR n.description <> '' OR c.words <> ''`,
     );
     for (const sql of INDEXES) db.exec(sql);
-    // The facets of a search without conditions (a portal's first page), kept: no scan of every node per source.
-    db.exec('UPDATE types SET nodes = (SELECT count(*) FROM nodes WHERE nodes.type = types.type)');
     db.exec(
-      'CREATE TABLE element_counts AS SELECT element, count(*) AS nodes FROM elements GROUP BY element',
+      `INSERT INTO tally (type, process_state, exit_status, nelements, elements, nodes)
+       SELECT n.type, n.process_state, n.exit_status, n.nelements, c.elements, count(*)
+       FROM nodes AS n LEFT JOIN compositions AS c ON c.id = n.id GROUP BY 1, 2, 3, 4, 5`,
+    );
+    db.exec(
+      'INSERT INTO tally_elements (id, element) SELECT t.id, e.value FROM tally AS t, json_each(t.elements) AS e',
+    );
+    // The facets of a search without conditions (a portal's first page), kept: read without a statement planned.
+    db.exec('UPDATE types SET nodes = (SELECT sum(nodes) FROM tally WHERE tally.type = types.type)');
+    db.exec(
+      `CREATE TABLE element_counts AS SELECT e.element, sum(t.nodes) AS nodes
+       FROM tally_elements AS e JOIN tally AS t ON t.id = e.id GROUP BY e.element`,
     );
     const summary = db
       .prepare(

@@ -142,8 +142,11 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
         for (const [type, n] of counts?.types ?? []) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
         for (const [el, n] of counts?.elements ?? [])
           facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
-        if (counts === undefined || counts.total > 0) {
-          for (const row of indexRows(open.db, parsed, window, deadline)) merged.push({ source: name, row });
+        const matches = counts?.total ?? known?.facets.source[name] ?? 0;
+        if (matches > 0) {
+          const counted = { matches, nodes: state.figures.nodes };
+          for (const row of indexRows(open.db, parsed, window, deadline, counted))
+            merged.push({ source: name, row });
         }
       } catch (error) {
         if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
