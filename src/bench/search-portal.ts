@@ -2,11 +2,14 @@
  * `npm run bench -- --search-portal N [--nodes K]`: search over a portal of N generated archives of K nodes each
  * (different seeds, so every archive has its own copy and index). Reports what issue #56's targets are about:
  * the index's cost beside the extraction (CPU time and size, on the first archives), a search's p50 and p99 at 16
- * clients over a mix of searches once indexed (as people repeat them, and every one new), the process tree's memory and open files after that load, and how
- * long a source added to the watched folder takes to be found (a removed one: to be gone).
+ * clients over a mix of searches once indexed (as people repeat them, other pages of them, and searches never
+ * asked before: the indexes' own words, alone, two by two and with a type), the process tree's memory and open
+ * files after that load, and how long a source added to the watched folder takes to be found (a removed one: to
+ * be gone).
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { generateArchive } from '../generate/index.js';
 import { buildIndex } from '../search/index-build.js';
 import { openArchive } from '../storage/index.js';
@@ -41,6 +44,42 @@ const SEARCHES = [
   'q=relax&type=workchain',
   '',
 ];
+
+/** Types searches never asked before are narrowed to (or not). */
+const NEW_TYPES = ['', 'structure', 'calcjob', 'workchain', 'workflow', 'dict', 'code', 'bands', 'cif'];
+
+/**
+ * Searches none of which was asked before: each word of an index's vocabulary and each two of them, alone and
+ * with each type, in an order that mixes them (the same in every run).
+ */
+function neverAsked(cacheDir: string): string[] {
+  const index = readdirSync(cacheDir, { recursive: true, encoding: 'utf8' }).find((f) =>
+    f.endsWith('.search'),
+  );
+  if (index === undefined) throw new Error(`no search index under ${cacheDir}`);
+  const db = new BetterSqlite3(join(cacheDir, index), { readonly: true });
+  let terms: string[];
+  try {
+    db.exec("CREATE VIRTUAL TABLE temp.vocabulary USING fts5vocab(main, 'words', 'row')");
+    terms = db.prepare('SELECT term FROM temp.vocabulary ORDER BY doc DESC, term').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+  const out = NEW_TYPES.flatMap((type) => terms.map((t) => `q=${t}${type === '' ? '' : `&type=${type}`}`));
+  for (const type of NEW_TYPES) {
+    for (const a of terms) {
+      for (const b of terms) if (a < b) out.push(`q=${a}%20${b}${type === '' ? '' : `&type=${type}`}`);
+    }
+  }
+  // A fixed shuffle (a linear congruential generator), so that runs compare.
+  let seed = 56;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
@@ -146,9 +185,13 @@ export async function searchPortalBench(options: SearchPortalOptions) {
       return { times, failures };
     };
     const repeated = await load((i) => SEARCHES[i % SEARCHES.length]!);
-    const fresh = await load(
-      (i) => `${SEARCHES[i % SEARCHES.length]}&per_page=${1 + (Math.floor(i / SEARCHES.length) % 99)}`,
-    );
+    // Other pages of the mix (2 to 6, with 1 to 99 results a page): none asked before, until 5,940 of them.
+    const paged = await load((i) => {
+      const k = Math.floor(i / SEARCHES.length);
+      return `${SEARCHES[i % SEARCHES.length]}&page=${2 + (k % 5)}&per_page=${1 + (Math.floor(k / 5) % 99)}`;
+    });
+    const never = neverAsked(cacheDir);
+    const fresh = await load((i) => never[i % never.length]!);
     const cost = treeCost(served.child.pid!);
 
     // A new archive in the watched folder: searchable when?
@@ -184,7 +227,12 @@ export async function searchPortalBench(options: SearchPortalOptions) {
       failures: repeated.failures,
       searchP50Ms: p(repeated.times, 0.5),
       searchP99Ms: p(repeated.times, 0.99),
+      otherPages: paged.times.length,
+      otherPagesFailures: paged.failures,
+      otherPagesP50Ms: p(paged.times, 0.5),
+      otherPagesP99Ms: p(paged.times, 0.99),
       newSearches: fresh.times.length,
+      newSearchesAvailable: never.length,
       newFailures: fresh.failures,
       newSearchP50Ms: p(fresh.times, 0.5),
       newSearchP99Ms: p(fresh.times, 0.99),
@@ -204,7 +252,8 @@ export async function searchPortalBench(options: SearchPortalOptions) {
       `  all sources indexed in    ${result.firstIndexingOfAllMs} ms (extracted at their first search)`,
       `  search, one client        asked first p50 ${result.aloneFirstP50Ms} ms (slowest ${result.aloneFirstMaxMs} ms), asked again p50 ${result.aloneAgainP50Ms} ms`,
       `  search at ${CLIENTS} clients      p50 ${result.searchP50Ms} ms, p99 ${result.searchP99Ms} ms (${result.searches} searches of the mix, ${result.failures} not 200)`,
-      `  every search new          p50 ${result.newSearchP50Ms} ms, p99 ${result.newSearchP99Ms} ms (${result.newSearches} searches, ${result.newFailures} not 200)`,
+      `  other pages of the mix    p50 ${result.otherPagesP50Ms} ms, p99 ${result.otherPagesP99Ms} ms (${result.otherPages} searches, ${result.otherPagesFailures} not 200)`,
+      `  every search new          p50 ${result.newSearchP50Ms} ms, p99 ${result.newSearchP99Ms} ms (${result.newSearches} searches of ${result.newSearchesAvailable} never asked, ${result.newFailures} not 200)`,
       `  after the load            ${result.rssMb} MB RSS, ${result.openFiles} open files`,
       `  added source searchable   after ${result.addedSearchableMs} ms; removed one gone after ${result.removedGoneMs} ms`,
     ].join('\n'),
