@@ -144,8 +144,8 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
           facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
         const matches = counts?.total ?? known?.facets.source[name] ?? 0;
         if (matches > 0) {
-          const counted = { matches, nodes: state.figures.nodes };
-          for (const row of indexRows(open.db, parsed, window, deadline, counted))
+          const expected = { matches, nodes: state.figures.nodes };
+          for (const row of indexRows(open.db, parsed, window, deadline, expected))
             merged.push({ source: name, row });
         }
       } catch (error) {
