@@ -208,6 +208,33 @@ describe('search over a portal', () => {
     }
   });
 
+  it('gives every page the results a merge of every source gives, whatever the merge kept of each', async () => {
+    const key = (r: Json) => `${r.source}/${r.uuid}`;
+    // Without words, the order is newest first, then by source and pk: made here from each source's own answer.
+    for (const q of ['type=structure', 'state=finished', 'page=1']) {
+      const each: Json[] = [];
+      for (const name of names) each.push(...(await search(`${q}&source=${name}&per_page=20`)).results);
+      each.sort(
+        (a, b) =>
+          (b.ctime ?? '').localeCompare(a.ctime ?? '') ||
+          (a.source < b.source ? -1 : a.source > b.source ? 1 : 0) ||
+          b.pk - a.pk,
+      );
+      const merged = (await search(`${q}&per_page=20`)).results;
+      expect(merged.map(key), q).toEqual(each.slice(0, 20).map(key));
+    }
+    // With words: pages of 5 are the first 20 of 20 a page and of 100 a page.
+    for (const q of ['q=relax', 'q=Si', 'q=zincblende', 'q=silicon%20bands']) {
+      const pages: Json[] = [];
+      for (let page = 1; page <= 4; page++)
+        pages.push(...(await search(`${q}&per_page=5&page=${page}`)).results);
+      const twenty = (await search(`${q}&per_page=20`)).results;
+      const hundred = (await search(`${q}&per_page=100`)).results;
+      expect(pages.map(key), q).toEqual(twenty.map(key));
+      expect(twenty.map(key), q).toEqual(hundred.slice(0, 20).map(key));
+    }
+  });
+
   it('takes FTS5 syntax as plain words', async () => {
     for (const q of ['"zincblende', 'zinc*', 'GaAs OR Si', 'NEAR(GaAs Si)', '-GaAs', '"', '*', 'a"b"c']) {
       const answer = await app.inject({ url: `/search/?q=${encodeURIComponent(q)}` });

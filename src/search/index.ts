@@ -112,6 +112,7 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
     let complete = true;
     const wanted = parsed.sources === undefined ? undefined : new Set(parsed.sources);
     let pending = 0;
+    let worst: IndexRow | undefined;
     let turnStarted = performance.now();
     for (const { name, state } of sources) {
       if (wanted !== undefined && !wanted.has(name)) continue;
@@ -145,8 +146,15 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
         const matches = counts?.total ?? known?.facets.source[name] ?? 0;
         if (matches > 0) {
           const expected = { matches, nodes: state.figures.nodes };
-          for (const row of indexRows(open.db, parsed, window, deadline, expected))
+          for (const row of indexRows(open.db, parsed, window, deadline, expected, worst))
             merged.push({ source: name, row });
+          // Only the best `window` results can be on the page: the merge keeps no more than twice that, and
+          // the last it keeps bounds what later sources read (a bound that only gets better: never too tight).
+          if (merged.length >= window && (worst === undefined || merged.length >= 2 * window)) {
+            merged.sort(byRank);
+            merged.length = window;
+            worst = merged[window - 1]!.row;
+          }
         }
       } catch (error) {
         if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);

@@ -246,17 +246,28 @@ export function indexRows(
   window: number,
   deadline = Number.POSITIVE_INFINITY,
   counted?: { matches: number; nodes: number },
+  /**
+   * The last result the merge keeps so far (other sources have given enough better ones): rows that come after
+   * it cannot be on the page, and are not read (a search without words reads no node older than it).
+   */
+  worst?: Pick<IndexRow, 'score' | 'ctime_ms'>,
 ): IndexRow[] {
   if (request.empty) return [];
   const words = request.match !== undefined || request.uuidPrefix !== undefined;
   const newest = !words && counted !== undefined && counted.matches ** 2 > window * counted.nodes;
   const plan = planOf(request, newest);
+  let where = plan.where;
+  const bound: unknown[] = [];
+  if (worst !== undefined && (words || worst.ctime_ms !== null)) {
+    where = `${where === '' ? 'WHERE' : `${where} AND`} ${words ? `${plan.score} <= ?` : 'n.ctime_ms >= ?'}`;
+    bound.push(words ? worst.score : worst.ctime_ms);
+  }
   return beforeDeadline(db, deadline, () =>
     statement(
       db,
       `${plan.head} SELECT n.id, n.uuid, (SELECT node_type FROM types WHERE type = n.type) AS node_type, n.process_type,
-         n.label, n.ctime_ms, n.formula, ${plan.score} AS score FROM ${plan.from} ${plan.where} ORDER BY ${plan.order} LIMIT ?`,
-    ).all(...plan.headParams, ...plan.params, window),
+         n.label, n.ctime_ms, n.formula, ${plan.score} AS score FROM ${plan.from} ${where} ORDER BY ${plan.order} LIMIT ?`,
+    ).all(...plan.headParams, ...plan.params, ...bound, window),
   ) as IndexRow[];
 }
 
