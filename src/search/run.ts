@@ -201,10 +201,9 @@ export function countIndex(
   deadline = Number.POSITIVE_INFINITY,
 ): Omit<IndexAnswer, 'rows'> {
   if (request.empty) return { total: 0, types: [], elements: [] };
+  if (!hasWords(request)) return tallied(db, request, deadline);
   const plan = planOf(request);
   const run = <T>(statement: () => T) => beforeDeadline(db, deadline, statement);
-  if (plan.head === '' && plan.where === '') return everything(db);
-  if (request.match === undefined && request.uuidPrefix === undefined) return tallied(db, request, deadline);
   // Grouped by type through the type index only when a type is asked for: otherwise reading every node in
   // that index's order costs a lookup per node, where a scan of the table and a sort of the few types do not.
   const grouped = request.typePrefix === undefined ? 'n.type + 0' : 'n.type';
@@ -253,7 +252,7 @@ export function indexRows(
   worst?: Pick<IndexRow, 'score' | 'ctime_ms'>,
 ): IndexRow[] {
   if (request.empty) return [];
-  const words = request.match !== undefined || request.uuidPrefix !== undefined;
+  const words = hasWords(request);
   const newest = !words && counted !== undefined && counted.matches ** 2 > window * counted.nodes;
   const plan = planOf(request, newest);
   let where = plan.where;
@@ -271,13 +270,20 @@ export function indexRows(
   ) as IndexRow[];
 }
 
-/** The counts of a search without words nor UUID: read from the tally, a few rows, not from every node. */
+/** The search matches words or a UUID (scored), not only conditions on its nodes. */
+const hasWords = (request: SearchRequest) => request.match !== undefined || request.uuidPrefix !== undefined;
+
+/**
+ * The counts of a search without words nor UUID: read from the tally, a few rows, not from every node; without
+ * conditions either, from the counts the index keeps.
+ */
 function tallied(
   db: BetterSqlite3.Database,
   request: SearchRequest,
   deadline: number,
 ): Omit<IndexAnswer, 'rows'> {
   const { conditions, params } = conditionsOf(request, 'tally');
+  if (conditions.length === 0) return everything(db);
   const where = `WHERE ${conditions.join(' AND ')}`;
   return beforeDeadline(db, deadline, () => {
     const types = statement(
