@@ -11,10 +11,16 @@ import { describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeDeadline, SearchLate } from '../src/search/deadline.js';
 import { buildIndex } from '../src/search/index-build.js';
-import { ensureIndex, indexBeside, indexEveryCopy, readFigures } from '../src/search/index-file.js';
+import {
+  completeMeta,
+  ensureIndex,
+  indexBeside,
+  indexEveryCopy,
+  readFigures,
+} from '../src/search/index-file.js';
 import { SearchIndexes } from '../src/search/indexes.js';
 import { SearchLane } from '../src/search/lane.js';
-import type { SourceCatalog } from '../src/sources/catalog.js';
+import { SourceCatalog } from '../src/sources/catalog.js';
 import { FileBudget } from '../src/storage/file-budget.js';
 import { openArchive } from '../src/storage/index.js';
 import { DEADLINE_EXTENSION } from '../src/storage/sqlite-extensions.js';
@@ -88,6 +94,40 @@ describe('the search index of a copy', () => {
       expect(open.db.open).toBe(false);
     } finally {
       indexes.close();
+    }
+  });
+
+  it('is held open for searches, and a process that finds it so still knows its versions', async () => {
+    indexEveryCopy();
+    const cacheDir = tempDir('quarry-cache-');
+    const archive = await smallArchive(220, 16);
+    const spec = { name: 'held', kind: 'archive' as const, origin: archive, version: '1' };
+    const catalog = new SourceCatalog(() => openArchive(archive, { cacheDir }));
+    catalog.add([spec]);
+    const budget = new FileBudget(4, 0);
+    // Another process's search: the index made with the copy (it knows the archive's size only) held open.
+    const { copy } = await copyOf(archive, cacheDir);
+    const index = indexBeside(copy);
+    expect(readFigures(index)?.aiidaVersion).toBeNull();
+    const other = new SearchIndexes({} as SourceCatalog, budget);
+    const indexes = new SearchIndexes(catalog, budget);
+    try {
+      const held = other.open(index)!;
+      expect(held.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(220);
+      // Its lock is kept between statements: the file cannot be written while it is open.
+      expect(() => completeMeta(index, { aiida_version: 'x' })).toThrow(/locked|busy/i);
+      await indexes.learned(10_000);
+      const [state] = indexes.current();
+      expect(state?.state).toMatchObject({ state: 'ready' });
+      const backend = await openArchive(archive, { cacheDir });
+      const expected = { aiidaVersion: backend.aiidaVersion, exportVersion: backend.exportVersion };
+      await backend.close();
+      expect(state?.state?.state === 'ready' && state.state.figures).toMatchObject(expected);
+      held.release();
+    } finally {
+      other.close();
+      indexes.close();
+      await catalog.close();
     }
   });
 

@@ -154,7 +154,8 @@ export function readFacts(index: string): IndexFacts {
 
 /** Adds what the index did not know when it was made (the versions, known once the source is open). */
 export function completeMeta(index: string, meta: Record<string, string>): void {
-  const db = new BetterSqlite3(index, { fileMustExist: true });
+  // Long enough for another process's same few rows; a process searching the index holds it for good.
+  const db = new BetterSqlite3(index, { fileMustExist: true, timeout: 250 });
   try {
     const keep = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
     db.transaction(() => {
