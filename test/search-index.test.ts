@@ -153,6 +153,16 @@ describe('a search statement', () => {
         one: 1,
       });
       expect(() => beforeDeadline(db, Date.now() - 1, () => 1)).toThrow(SearchLate);
+      // A source's statements armed once: one run within the block is stopped at the block's deadline (not at
+      // its own, later one), and the connection is disarmed after it.
+      const nested = Date.now();
+      expect(() =>
+        beforeDeadline(db, Date.now() + 50, () =>
+          beforeDeadline(db, Date.now() + 60_000, () => endless.get()),
+        ),
+      ).toThrow(SearchLate);
+      expect(Date.now() - nested).toBeLessThan(2_000);
+      expect(db.prepare('SELECT 2 AS two').get()).toEqual({ two: 2 });
     } finally {
       db.close();
     }

@@ -17,7 +17,7 @@ import type { AppContext } from '../http/context.js';
 import { mountOf } from '../http/mount.js';
 import { baseUrl } from '../http/origin.js';
 import { QueryTimeoutError } from '../storage/types.js';
-import { SearchLate } from './deadline.js';
+import { beforeDeadline, SearchLate } from './deadline.js';
 import { indexEveryCopy } from './index-file.js';
 import { SearchIndexes } from './indexes.js';
 import { AnswerCache } from './answer-cache.js';
@@ -137,24 +137,30 @@ export function registerSearch(app: FastifyInstance, ctx: AppContext): SearchInd
         continue;
       }
       try {
-        const counts = known === undefined ? countIndex(open.db, parsed, deadline) : undefined;
+        // The source's statements armed once with the time left, not each on its own.
+        const { counts, rows } = beforeDeadline(open.db, deadline, () => {
+          const counts = known === undefined ? countIndex(open.db, parsed, deadline) : undefined;
+          const matches = counts?.total ?? known?.facets.source[name] ?? 0;
+          const expected = { matches, nodes: state.figures.nodes };
+          const rows = matches > 0 ? indexRows(open.db, parsed, window, deadline, expected, worst) : [];
+          return { counts, rows };
+        });
         if (counts !== undefined && counts.total > 0) facets.source[name] = counts.total;
         total += counts?.total ?? 0;
         for (const [type, n] of counts?.types ?? []) facets.type.set(type, (facets.type.get(type) ?? 0) + n);
         for (const [el, n] of counts?.elements ?? [])
           facets.elements.set(el, (facets.elements.get(el) ?? 0) + n);
-        const matches = counts?.total ?? known?.facets.source[name] ?? 0;
-        if (matches > 0) {
-          const expected = { matches, nodes: state.figures.nodes };
-          for (const row of indexRows(open.db, parsed, window, deadline, expected, worst))
-            merged.push({ source: name, row });
-          // Only the best `window` results can be on the page: the merge keeps no more than twice that, and
-          // the last it keeps bounds what later sources read (a bound that only gets better: never too tight).
-          if (merged.length >= window && (worst === undefined || merged.length >= 2 * window)) {
-            merged.sort(byRank);
-            merged.length = window;
-            worst = merged[window - 1]!.row;
-          }
+        for (const row of rows) merged.push({ source: name, row });
+        // Only the best `window` results can be on the page: the merge keeps no more than twice that, and the
+        // last it keeps bounds what later sources read (a bound that only gets better: never too tight).
+        if (
+          rows.length > 0 &&
+          merged.length >= window &&
+          (worst === undefined || merged.length >= 2 * window)
+        ) {
+          merged.sort(byRank);
+          merged.length = window;
+          worst = merged[window - 1]!.row;
         }
       } catch (error) {
         if (error instanceof SearchLate) throw QueryTimeoutError.atLimit(ctx.queryTimeoutMs);
