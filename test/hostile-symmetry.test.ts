@@ -195,7 +195,7 @@ describe.skipIf(!built)('costly structures in a served archive (built CLI)', () 
       hostileNode(STRUCTURE, coincident(500)),
       hostileNode(STRUCTURE, coincident(2_000)),
       hostileNode(STRUCTURE, coincident(20_000)),
-      hostileNode(STRUCTURE, supercell(6)),
+      hostileNode(STRUCTURE, supercell(7)),
     ]);
     const serving = await serveProcesses(archive, 2);
     running.push(serving);
@@ -219,7 +219,7 @@ describe.skipIf(!built)('costly structures in a served archive (built CLI)', () 
     const groups = Object.fromEntries(
       JSON.parse(answer.body).data.map((e: any) => [e.attributes.nsites, e.attributes.space_group_it_number]),
     );
-    expect(groups).toEqual({ 8: 227, 500: null, 2000: null, 20000: null, 216: null });
+    expect(groups).toEqual({ 8: 227, 500: null, 2000: null, 20000: null, 343: null });
     expect(await health.stop()).toBeLessThan(HEALTH_MS);
     expect(serving.stderr()).not.toMatch(/already exists|"level":"error"/);
   }, 120_000);
@@ -230,12 +230,12 @@ describe.skipIf(!built)('costly structures in a served archive (built CLI)', () 
     const archive = await hostileArchive(tempDir(), [
       ...many,
       hostileNode(STRUCTURE, coincident(20_000)),
-      hostileNode(STRUCTURE, supercell(6)),
+      hostileNode(STRUCTURE, supercell(7)),
     ]);
     const serving = await serveProcesses(archive, 1);
     running.push(serving);
     const health = watchHealth(serving.port);
-    const asked = `/optimade/v1/structures?filter=nsites>=216&response_fields=space_group_it_number,nsites`;
+    const asked = `/optimade/v1/structures?filter=nsites>=343&response_fields=space_group_it_number,nsites`;
     let answer = await timedGet(serving.port, asked);
     for (const end = Date.now() + 90_000; answer.status === 503 && Date.now() < end;)
       answer = await timedGet(serving.port, asked);
