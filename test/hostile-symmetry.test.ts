@@ -69,7 +69,7 @@ function watchHealth(port: number): { stop: () => Promise<number> } {
 /**
  * The slowest `/healthz` allowed. The target is 1 s, and a quiet machine answers in a few ms; a machine shared
  * by many test runs (a load of 20 on two cores) was seen to take 1.1 s for any server, this one idle too. A
- * search in the serving thread takes 8 s or more here (the 6×6×6 supercell), minutes for the coincident sites.
+ * search in the serving thread would take 30 s here (the 7×7×7 supercell), minutes for the coincident sites.
  */
 const HEALTH_MS = 2_000;
 
